@@ -1,0 +1,40 @@
+# pinchpoint: `make run` starts the main job, `make test` runs lint, type check and the whole suite.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test venv system-deps lint typecheck pytest bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV) || (sh scripts/install-system-deps.sh python && $(PYTHON) -m venv $(VENV))
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/pinchpoint inventory --demo-if-no-sas
+
+system-deps:
+	sh scripts/install-system-deps.sh tools
+
+lint: $(STAMP)
+	$(BIN)/ruff check pinchpoint tests bench
+	$(BIN)/ruff format --check pinchpoint tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy pinchpoint
+
+pytest: $(STAMP)
+	$(BIN)/pytest
+
+test: system-deps lint typecheck pytest
+
+bench: $(STAMP)
+	$(BIN)/pip install --quiet -e '.[bench]'
+	$(BIN)/python bench/inventory_bench.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

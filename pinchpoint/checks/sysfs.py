@@ -1,0 +1,127 @@
+"""Reading sysfs attributes through a `Source`, turning failures into recorded problems.
+
+A missing attribute is normal (drivers differ) and returns None silently; a file that exists but
+cannot be read (permission, I/O error, dangling link) is recorded as a problem once per kind, so
+a host with 1,000 unreadable files yields a short, readable list.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from pinchpoint.checks.source import Source, SourceError
+from pinchpoint.model.problems import CollectionProblem, ProblemKind
+
+MAX_PROBLEMS_PER_KIND = 10
+
+_RATE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*Gbit", re.IGNORECASE)  # "12.0 Gbit"
+_GTS = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*GT/s")  # "8.0 GT/s PCIe"
+
+
+class ProblemLog:
+    """Problems met while collecting, capped per (part, kind) with a count of the rest."""
+
+    def __init__(self) -> None:
+        self._problems: list[CollectionProblem] = []
+        self._counts: Counter[tuple[str, ProblemKind]] = Counter()
+
+    def add(self, part: str, subject: str, kind: ProblemKind, reason: str) -> None:
+        key = (part, kind)
+        self._counts[key] += 1
+        if self._counts[key] <= MAX_PROBLEMS_PER_KIND:
+            self._problems.append(
+                CollectionProblem(part=part, subject=subject, kind=kind, reason=reason)
+            )
+
+    def problems(self) -> list[CollectionProblem]:
+        """Every recorded problem, plus one line per kind that was cut short."""
+        result = list(self._problems)
+        for (part, kind), count in sorted(self._counts.items()):
+            if count > MAX_PROBLEMS_PER_KIND:
+                result.append(
+                    CollectionProblem(
+                        part=part,
+                        subject="…",
+                        kind=kind,
+                        reason=f"{count - MAX_PROBLEMS_PER_KIND} more problems of this kind",
+                    )
+                )
+        return result
+
+
+class SysfsReader:
+    """Attribute reads for one collector (`part`), recording what could not be read."""
+
+    def __init__(self, source: Source, part: str, log: ProblemLog) -> None:
+        self.source = source
+        self.part = part
+        self.log = log
+
+    def _note(self, err: SourceError) -> None:
+        if err.kind is not ProblemKind.MISSING:
+            self.log.add(self.part, err.path, err.kind, err.reason)
+
+    def text(self, path: str) -> str | None:
+        """The attribute stripped of surrounding white space; None when absent or unreadable."""
+        try:
+            return self.source.read_text(path).strip()
+        except SourceError as err:
+            if err.kind is ProblemKind.MISSING and self.source.is_link(path):
+                self.log.add(self.part, path, ProblemKind.UNREADABLE, "dangling symlink")
+            else:
+                self._note(err)
+            return None
+
+    def value(self, path: str) -> str | None:
+        """Like `text`, but an empty attribute is None too."""
+        found = self.text(path)
+        return found or None
+
+    def integer(self, path: str) -> int | None:
+        """A decimal or 0x-hex attribute as an int; None when absent or not a number."""
+        found = self.text(path)
+        if not found:
+            return None
+        try:
+            return int(found, 0)
+        except ValueError:
+            try:
+                return int(found)
+            except ValueError:
+                self.log.add(
+                    self.part, path, ProblemKind.GARBLED, f"expected a number, found {found!r}"
+                )
+                return None
+
+    def entries(self, path: str) -> list[str]:
+        """Directory entries; an absent directory is empty, an unreadable one is recorded."""
+        try:
+            return self.source.list_dir(path)
+        except SourceError as err:
+            self._note(err)
+            return []
+
+    def link_name(self, path: str) -> str | None:
+        """The last component of a symlink's target (e.g. the port a phy belongs to)."""
+        try:
+            return self.source.read_link(path).rstrip("/").rsplit("/", 1)[-1]
+        except SourceError as err:
+            self._note(err)
+            return None
+
+
+def parse_linkrate(text: str | None) -> float | None:
+    """`12.0 Gbit` -> 12.0; `Unknown`, `Phy disabled`, empty -> None."""
+    if not text:
+        return None
+    match = _RATE.match(text)
+    return float(match.group(1)) if match else None
+
+
+def parse_pcie_speed(text: str | None) -> float | None:
+    """`8.0 GT/s PCIe` -> 8.0; `Unknown` -> None."""
+    if not text:
+        return None
+    match = _GTS.match(text)
+    return float(match.group(1)) if match else None

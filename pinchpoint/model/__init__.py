@@ -1,0 +1,1 @@
+"""Typed facts every layer of pinchpoint shares: inventory, problems met while collecting."""

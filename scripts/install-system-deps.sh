@@ -1,0 +1,31 @@
+#!/bin/sh
+# Installs the Debian packages pinchpoint needs: `tools` (the storage tools the collectors run and
+# the tests exercise) or `python` (the venv module on a bare Debian/Ubuntu). Idempotent.
+set -eu
+what="${1:-tools}"
+case "$what" in
+  tools)
+    need=""
+    command -v sg_ses >/dev/null 2>&1 || need="$need sg3-utils"
+    command -v smartctl >/dev/null 2>&1 || need="$need smartmontools"
+    command -v ethtool >/dev/null 2>&1 || [ -x /usr/sbin/ethtool ] || [ -x /sbin/ethtool ] || need="$need ethtool"
+    command -v lsscsi >/dev/null 2>&1 || need="$need lsscsi"
+    command -v multipath >/dev/null 2>&1 || [ -x /sbin/multipath ] || [ -x /usr/sbin/multipath ] || need="$need multipath-tools"
+    ;;
+  python)
+    need="python3-venv python3-pip"
+    ;;
+  *)
+    echo "usage: $0 tools|python" >&2
+    exit 2
+    ;;
+esac
+[ -z "$need" ] && exit 0
+if [ "$(id -u)" -eq 0 ]; then sudo=""; elif command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+  echo "install-system-deps: need root to install:$need" >&2
+  exit 1
+fi
+echo "install-system-deps: installing$need"
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+# shellcheck disable=SC2086
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need >/dev/null

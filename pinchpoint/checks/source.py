@@ -22,7 +22,7 @@ from typing import Any
 
 from pinchpoint.checks.commands import Command, CommandResult, CommandStatus, run_command
 from pinchpoint.model.inventory import SourceKind
-from pinchpoint.model.problems import ProblemKind
+from pinchpoint.model.problems import CollectionProblem, ProblemKind
 from pinchpoint.model.snapshot import SNAPSHOT_FORMAT, Manifest
 
 DEFAULT_MAX_WORKERS = 8
@@ -53,6 +53,8 @@ class Source(ABC):
 
     kind: SourceKind
     location: str
+    # Problems met opening the source itself (e.g. archive members refused), shown with the rest.
+    open_problems: list[CollectionProblem]
 
     @abstractmethod
     def _real(self, path: str) -> str:
@@ -121,6 +123,7 @@ class LiveSource(Source):
     def __init__(self, root: str = "/") -> None:
         self.root = root.rstrip("/")
         self.location = root
+        self.open_problems = []
 
     def _real(self, path: str) -> str:
         return self.root + path
@@ -138,9 +141,15 @@ class SnapshotSource(Source):
 
     kind = SourceKind.SNAPSHOT
 
-    def __init__(self, root: str | Path, location: str | None = None) -> None:
+    def __init__(
+        self,
+        root: str | Path,
+        location: str | None = None,
+        open_problems: list[CollectionProblem] | None = None,
+    ) -> None:
         self.root = os.path.realpath(root)
         self.location = location or str(root)
+        self.open_problems = open_problems or []
 
     def _real(self, path: str) -> str:
         return self.root + path
@@ -282,10 +291,27 @@ def open_snapshot(path: str | Path) -> Iterator[SnapshotSource]:
     if not is_archive(path):
         raise ValueError(f"{path} is neither a snapshot directory nor a .tar.gz archive")
     with tempfile.TemporaryDirectory(prefix="pinchpoint-snapshot-") as tmp:
+        refused: list[CollectionProblem] = []
+
+        def safe_member(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
+            # The "data" filter refuses absolute paths, links leaving the tree, devices and
+            # setuid bits. A refused member is left out and reported; the rest is kept.
+            try:
+                return tarfile.data_filter(member, dest)
+            except tarfile.FilterError as err:
+                refused.append(
+                    CollectionProblem(
+                        part="snapshot",
+                        subject=member.name,
+                        kind=ProblemKind.UNREADABLE,
+                        reason=f"archive member left out: {err}",
+                    )
+                )
+                return None
+
         try:
             with tarfile.open(path) as archive:
-                # "data" refuses absolute paths, links leaving the tree, devices and setuid bits.
-                archive.extractall(tmp, filter="data")
+                archive.extractall(tmp, filter=safe_member)
         except (tarfile.TarError, EOFError, OSError) as err:
             raise ValueError(f"{path}: not a readable snapshot archive: {err}") from None
-        yield SnapshotSource(_snapshot_root(Path(tmp)), location)
+        yield SnapshotSource(_snapshot_root(Path(tmp)), location, refused)

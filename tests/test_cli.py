@@ -1,0 +1,84 @@
+"""The `pinchpoint` command as a user runs it: inventory, capture, simulate."""
+
+from __future__ import annotations
+
+import json
+import tarfile
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from pinchpoint.cli import app
+from pinchpoint.model.inventory import Inventory
+
+runner = CliRunner()
+
+
+def test_inventory_of_a_snapshot_draws_the_fabric(procfs_snapshot: Path) -> None:
+    result = runner.invoke(app, ["inventory", "--snapshot", str(procfs_snapshot)])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "HBA 0000:03:00.0" in out
+    assert "HBA 9400-8i8e" in out
+    assert "connector 2" in out and "4×12G" in out
+    assert "connector 3" in out and "4×6G" in out
+    assert "chain of 1 enclosure" in out
+    assert "paths 1/1" in out
+    assert "SAS2X36" in out
+
+
+def test_inventory_json_is_the_typed_model(procfs_snapshot: Path) -> None:
+    result = runner.invoke(app, ["inventory", "--snapshot", str(procfs_snapshot), "--json"])
+    assert result.exit_code == 0, result.output
+    inventory = Inventory.model_validate_json(result.stdout)
+    assert len(inventory.sas.disks) == 4
+    assert json.loads(result.stdout)["sas"]["chains"][0]["depth"] == 1
+
+
+def test_disks_table_lists_every_disk(procfs_snapshot: Path) -> None:
+    result = runner.invoke(app, ["inventory", "--snapshot", str(procfs_snapshot), "--disks"])
+    assert result.exit_code == 0, result.output
+    for wwid in ("naa.5000c500b32d1a9c", "naa.5000c500b3928e24", "naa.5000cca26128b1f4"):
+        assert wwid in result.output
+
+
+def test_a_missing_snapshot_is_a_clear_error(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["inventory", "--snapshot", str(tmp_path / "nope")])
+    assert result.exit_code == 2
+    assert "no snapshot at" in result.output
+
+
+def test_capture_of_this_host_reads_back_offline(tmp_path: Path) -> None:
+    """This machine may have no SAS hardware at all: the snapshot then has no SAS part."""
+    out = tmp_path / "snap"
+    result = runner.invoke(app, ["capture", str(out)])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["format"] == "pinchpoint-snapshot"
+    assert manifest["version"] == 1
+    assert "captured_at" in manifest
+    again = runner.invoke(app, ["inventory", "--snapshot", str(out), "--json"])
+    assert again.exit_code == 0, again.output
+    offline = Inventory.model_validate_json(again.stdout)
+    live = runner.invoke(app, ["inventory", "--json"])
+    assert offline.sas == Inventory.model_validate_json(live.stdout).sas
+
+
+def test_capture_refuses_to_overwrite(tmp_path: Path) -> None:
+    (tmp_path / "snap").mkdir()
+    (tmp_path / "snap" / "keep.txt").write_text("mine")
+    result = runner.invoke(app, ["capture", str(tmp_path / "snap")])
+    assert result.exit_code == 2
+    assert "not empty" in result.output
+    assert (tmp_path / "snap" / "keep.txt").read_text() == "mine"
+
+
+def test_capture_tar_writes_one_archive(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["capture", str(tmp_path / "host"), "--tar"])
+    assert result.exit_code == 0, result.output
+    archive = tmp_path / "host.tar.gz"
+    with tarfile.open(archive) as tar:
+        names = tar.getnames()
+    assert "host/manifest.json" in names
+    again = runner.invoke(app, ["inventory", "--snapshot", str(archive), "--json"])
+    assert again.exit_code == 0, again.output

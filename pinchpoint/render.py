@@ -23,6 +23,10 @@ SHORT = "✖"
 WARN = "▲"
 
 
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def _rate(value: float | None) -> str:
     return "no link" if value is None else f"{value:g}G"
 
@@ -166,9 +170,9 @@ def fabric_tree(inventory: Inventory) -> Tree:
     chains = {c.hba_port_id: c for c in fabric.chains}
     expanders = {e.id: e for e in fabric.expanders}
     for hba in fabric.hbas:
-        branch = tree.add(hba_label(hba))
+        hba_node = tree.add(hba_label(hba))
         for port in hba.ports:
-            node = branch.add(port_label(port))
+            node = hba_node.add(port_label(port))
             chain = chains.get(port.id)
             if chain is None:
                 if port.attached_kind.value == "end_device":
@@ -180,23 +184,37 @@ def fabric_tree(inventory: Inventory) -> Tree:
                     for s in chain.switch_ids
                 )
                 node.add(Text(f"expander outside any enclosure (switch or unidentified): {names}"))
-            chain_node = node.add(
-                Text(f"chain of {chain.depth} enclosure{'s' if chain.depth != 1 else ''}")
-            )
-            for position, enc_id in enumerate(chain.enclosure_ids, start=1):
-                enc = enclosures.get(enc_id)
-                if enc is not None:
-                    chain_node.add(enclosure_label(enc, disks_by_enc.get(enc_id, []), position))
+            branches = chain.branches or [chain.enclosure_ids]
+            parent = node
+            if len(branches) > 1:
+                parent = node.add(
+                    Text(
+                        f"{chain.enclosure_count} enclosures share this port in "
+                        f"{len(branches)} branches"
+                    )
+                )
+            for branch in branches:
+                chain_node = parent.add(Text(f"chain of {_plural(len(branch), 'enclosure')}"))
+                for position, enc_id in enumerate(branch, start=1):
+                    enc = enclosures.get(enc_id)
+                    if enc is not None:
+                        label = enclosure_label(enc, disks_by_enc.get(enc_id, []), position)
+                        chain_node.add(label)
+        if not hba.sas_transport:
+            hidden = hba_node.add(Text("enclosures reached (the driver shows no ports)"))
+            for enc in fabric.enclosures:
+                if any(r.startswith(f"{hba.id}/") for r in enc.hba_port_ids):
+                    hidden.add(enclosure_label(enc, disks_by_enc.get(enc.id, [])))
         if hba.idle_phys:
             ids = ", ".join(str(p.phy_identifier) for p in hba.idle_phys)
-            branch.add(Text(f"phys without a port (not cabled): {ids}", style="dim"))
+            hba_node.add(Text(f"phys without a port (not cabled): {ids}", style="dim"))
         direct = [
             d
             for d in fabric.disks
             if d.direct_attached and any(p.hba_id == hba.id for p in d.paths)
         ]
         for disk in direct:
-            branch.add(
+            hba_node.add(
                 Text(
                     f"direct-attached disk {disk.vendor or ''} {disk.model or ''} "
                     f"{disk.wwid or disk.id}  paths {disk.path_count}"
@@ -227,9 +245,10 @@ def enclosure_table(fabric: SasFabric) -> Table:
         table.add_column(column)
     positions: dict[str, list[str]] = {}
     for chain in fabric.chains:
-        for index, enc_id in enumerate(chain.enclosure_ids, start=1):
-            where = chain.hba_port_id.removeprefix("hba:").replace("/connector:", " c")
-            positions.setdefault(enc_id, []).append(f"{where}: {index}/{chain.depth}")
+        where = chain.hba_port_id.removeprefix("hba:").replace("/connector:", " c")
+        for branch in chain.branches or [chain.enclosure_ids]:
+            for index, enc_id in enumerate(branch, start=1):
+                positions.setdefault(enc_id, []).append(f"{where}: {index}/{len(branch)}")
     disks: dict[str, list[Disk]] = {}
     for disk in fabric.disks:
         if disk.enclosure_id:

@@ -86,6 +86,4 @@ def collect_inventory(
     )
     say("joining the fabric")
     fabric = _guarded("sas", problems, SasFabric(), lambda: FabricBuilder(hosts, ses).build())
-    return Inventory(
-        host=host, sas=fabric, problems=[*source.open_problems, *problems.problems()]
-    )
+    return Inventory(host=host, sas=fabric, problems=[*source.open_problems, *problems.problems()])

@@ -92,6 +92,14 @@ def end_device_max_rate(end: EndDevice) -> tuple[float | None, str | None]:
     return None, None
 
 
+def path_route(path: DiskPath) -> str:
+    """What tells two paths apart: the HBA port, or where the driver hides ports (no SAS
+    transport class), the HBA and the disk port the path enters by."""
+    if path.hba_port_id:
+        return path.hba_port_id
+    return f"{path.hba_id}/target:{path.target_sas_address or path.hctl}"
+
+
 def _set_far_end(
     phys: Iterable[Phy], attached: str | None, rate: tuple[float | None, str | None]
 ) -> None:
@@ -240,7 +248,8 @@ class FabricBuilder:
             ses.hctls.append(dev.hctl)
             if dev.sg_device:
                 ses.sg_devices.append(dev.sg_device)
-            ses.hba_port_ids.extend(p for p in port_ids if p not in ses.hba_port_ids)
+            routes = port_ids or [f"{reach.hba.id}/target:{target or dev.hctl}"]
+            ses.hba_port_ids.extend(p for p in routes if p not in ses.hba_port_ids)
             facts = self.ses.get(dev.hctl)
             ses.in_enclosure_class = ses.in_enclosure_class or bool(
                 facts and facts.in_enclosure_class
@@ -480,7 +489,7 @@ class FabricBuilder:
                     if place:
                         disk.enclosure_id = ids.enclosure_id(place[0])
                         disk.slot = place[1]
-            disk.path_count = len({p.hba_port_id or p.hba_id for p in disk.paths})
+            disk.path_count = len({path_route(p) for p in disk.paths})
             disks.append(disk)
         return sorted(
             disks,
@@ -498,6 +507,7 @@ class FabricBuilder:
                     continue
                 chain = Chain(id=ids.chain_id(port.id), hba_id=hba.id, hba_port_id=port.id)
                 chain.enclosure_ids = self._chain_order(port.id, enclosure_of)
+                chain.branches = self._branches(port.id, enclosure_of)
                 chain.switch_ids = sorted({e for e, _ in tree if e not in enclosure_of})
                 chains.append(chain)
         return chains
@@ -521,6 +531,30 @@ class FabricBuilder:
                 stack.append((child, hops, enc if enc is not None else last))
         return sorted(depth, key=lambda e: (depth[e], e))
 
+    def _branches(self, port_id: str, enclosure_of: dict[str, str]) -> list[list[str]]:
+        """Each daisy chain below a port: the enclosure sequence to every leaf expander."""
+        sequences: set[tuple[str, ...]] = set()
+        roots = [e.id for e in self.seen.expanders.values() if port_id in e.upstream_ids]
+        stack: list[tuple[str, tuple[str, ...], frozenset[str]]] = [
+            (r, (), frozenset()) for r in roots
+        ]
+        while stack:
+            exp_id, sequence, visited = stack.pop()
+            if exp_id in visited:
+                continue
+            enc = enclosure_of.get(exp_id)
+            if enc is not None and (not sequence or sequence[-1] != enc):
+                sequence = (*sequence, enc)
+            children = self.seen.expander_children.get(exp_id, set())
+            if not children and sequence:
+                sequences.add(sequence)
+            for child in children:
+                stack.append((child, sequence, visited | {exp_id}))
+        maximal = [
+            s for s in sequences if not any(len(o) > len(s) and o[: len(s)] == s for o in sequences)
+        ]
+        return [list(s) for s in sorted(maximal)]
+
     def _count_enclosure_paths(
         self, enclosures: list[Enclosure], disks: list[Disk], enclosure_of: dict[str, str]
     ) -> None:
@@ -529,12 +563,14 @@ class FabricBuilder:
             ports[enc_id].update(self.seen.expander_ports.get(exp_id, set()))
         for disk in disks:
             if disk.enclosure_id:
-                ports[disk.enclosure_id].update(p.hba_port_id or p.hba_id for p in disk.paths)
+                ports[disk.enclosure_id].update(p.hba_port_id for p in disk.paths if p.hba_port_id)
         for enc in enclosures:
             for ses in enc.ses_devices:
                 ports[enc.id].update(ses.hba_port_ids)
             enc.hba_port_ids = sorted(ports.get(enc.id, set()))
-            enc.paths = len(enc.hba_port_ids)
+            # Behind a driver that hides ports, a disk's own path count is the best evidence.
+            widest = max((d.path_count for d in disks if d.enclosure_id == enc.id), default=0)
+            enc.paths = max(len(enc.hba_port_ids), widest)
         disks_by_enc: dict[str, list[Disk]] = defaultdict(list)
         for disk in disks:
             if disk.enclosure_id:

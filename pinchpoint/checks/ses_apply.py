@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from pinchpoint.checks.enclosure_class import SesFacts, SlotFacts
 from pinchpoint.checks.ses_pages import (
     SesParseError,
     parse_additional_status,
@@ -18,8 +19,6 @@ from pinchpoint.checks.ses_pages import (
     parse_enclosure_status,
     parse_nicknames,
 )
-
-from pinchpoint.checks.enclosure_class import SesFacts, SlotFacts
 from pinchpoint.model.ses import (
     SesAdditionalElement,
     SesAdditionalStatus,

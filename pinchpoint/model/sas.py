@@ -157,7 +157,9 @@ class Enclosure(BaseModel):
     io_modules: int | None = None  # SAS expander elements the enclosure reports
     bay_count: int | None = None
     slots: list[Slot] = Field(default_factory=list)
-    hba_port_ids: list[str] = Field(default_factory=list)  # distinct HBA ports reaching it
+    # Distinct routes reaching it: HBA port ids, or `hba:…/target:<SAS address>` where the
+    # driver shows no ports (mpi3mr without the SAS transport class).
+    hba_port_ids: list[str] = Field(default_factory=list)
     paths: int = 0
     paths_expected: int = 1
     paths_expected_reason: str = ""
@@ -208,17 +210,30 @@ class Disk(BaseModel):
 
 
 class Chain(BaseModel):
-    """What hangs off one HBA port: enclosures in cabling order. Depth counts enclosures only."""
+    """What hangs off one HBA port: enclosures in cabling order.
+
+    Depth counts enclosures, not expanders: a 4U60 with three expanders is one hop, a SAS
+    switch is none. Behind a switch the port fans out into several branches, each a daisy
+    chain of its own; all of them share the port's bandwidth.
+    """
 
     id: str
     hba_id: str
     hba_port_id: str
-    enclosure_ids: list[str] = Field(default_factory=list)
+    enclosure_ids: list[str] = Field(default_factory=list)  # all, nearest first
+    branches: list[list[str]] = Field(default_factory=list)  # each daisy chain, nearest first
     switch_ids: list[str] = Field(default_factory=list)  # expanders that belong to no enclosure
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def depth(self) -> int:
+        """Enclosures the cable passes through to reach the farthest one."""
+        return max((len(b) for b in self.branches), default=len(self.enclosure_ids))
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def enclosure_count(self) -> int:
+        """Enclosures sharing this port's link."""
         return len(self.enclosure_ids)
 
 

@@ -30,7 +30,9 @@ def reasons(inventory: Inventory) -> str:
 
 
 def test_an_empty_snapshot_gives_an_empty_fabric_and_says_why(tmp_path: Path) -> None:
-    (tmp_path / "manifest.json").write_text(json.dumps({"format": "pinchpoint-snapshot", "version": 1}))
+    (tmp_path / "manifest.json").write_text(
+        json.dumps({"format": "pinchpoint-snapshot", "version": 1})
+    )
     inventory = inventory_of(tmp_path)
     assert inventory.sas.hbas == []
     assert "no SAS transport class" in reasons(inventory)
@@ -112,8 +114,19 @@ def test_permission_denied_as_an_ordinary_user(procfs_copy: Path, tmp_path: Path
         if not path.is_symlink() and path != locked:
             path.chmod(path.stat().st_mode | (0o005 if path.is_dir() else 0o004))
     done = subprocess.run(
-        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m",
-         "pinchpoint.cli", "inventory", "--snapshot", str(procfs_copy), "--json"],
+        [
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            sys.executable,
+            "-m",
+            "pinchpoint.cli",
+            "inventory",
+            "--snapshot",
+            str(procfs_copy),
+            "--json",
+        ],
         capture_output=True,
         text=True,
         timeout=120,

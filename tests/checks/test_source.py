@@ -130,9 +130,7 @@ def test_live_commands_report_missing_tools_timeouts_and_failures(tmp_path: Path
     hung = source.run(Command((sys.executable, "-c", "import time; time.sleep(30)"), "x/z", 0.5))
     assert hung.status is CommandStatus.TIMEOUT
     assert "did not finish within 0.5 s" in hung.reason()
-    failed = source.run(
-        Command((sys.executable, "-c", "import sys; sys.exit('boom')"), "x/w")
-    )
+    failed = source.run(Command((sys.executable, "-c", "import sys; sys.exit('boom')"), "x/w"))
     assert failed.status is CommandStatus.FAILED
     assert failed.reason().endswith("exited with status 1: boom")
 

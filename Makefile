@@ -33,7 +33,6 @@ pytest: $(STAMP)
 test: system-deps lint typecheck pytest
 
 bench: $(STAMP)
-	$(BIN)/pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/inventory_bench.py
 
 clean:

@@ -82,3 +82,36 @@ def test_capture_tar_writes_one_archive(tmp_path: Path) -> None:
     assert "host/manifest.json" in names
     again = runner.invoke(app, ["inventory", "--snapshot", str(archive), "--json"])
     assert again.exit_code == 0, again.output
+
+
+def test_demo_shows_the_two_single_pathed_jbods() -> None:
+    result = runner.invoke(app, ["inventory", "--demo"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "DEMO: simulated host" in out
+    for name in ("JBOD-003", "JBOD-012"):
+        line = next(x for x in out.splitlines() if name in x and "paths" in x)
+        assert "✖ paths 1/2" in line
+    assert "chain of 4 enclosures" in out
+    assert "SAS fabric: 3 HBAs, 6 enclosures, 144 disks, 240 disk paths" in out
+
+
+def test_simulate_writes_a_snapshot_that_inventory_reads(tmp_path: Path) -> None:
+    spec = Path(__file__).parent / "fixtures" / "specs" / "disk_missing_one_path.toml"
+    out = tmp_path / "sim"
+    result = runner.invoke(app, ["simulate", str(spec), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "manifest.json").read_text())["simulated"] is True
+    shown = runner.invoke(app, ["inventory", "--snapshot", str(out)], env={"COLUMNS": "200"})
+    assert "23 × 2 paths, 1 × 1 path (bay 5)" in shown.output
+
+
+def test_simulate_names_the_bad_field_of_a_spec(tmp_path: Path) -> None:
+    spec = tmp_path / "bad.toml"
+    spec.write_text('[[hba]]\nname = "hba1"\nphys = "eight"\n')
+    result = runner.invoke(app, ["simulate", str(spec), "--out", str(tmp_path / "x")])
+    assert result.exit_code == 2
+    assert "phys" in result.output
+    missing = runner.invoke(app, ["simulate", str(tmp_path / "none.toml"), "--out", "x"])
+    assert missing.exit_code == 2
+    assert "no such spec file" in missing.output

@@ -58,12 +58,16 @@ def _flag(text: str | None) -> bool | None:
     return text.strip() not in ("0", "off")
 
 
-def read_enclosure_dir(read: SysfsReader, enclosure_dir: str, facts: SesFacts) -> None:
-    """Fill `facts` from one `/sys/class/enclosure` directory."""
+def read_enclosure_id(read: SysfsReader, enclosure_dir: str, facts: SesFacts) -> None:
+    """The enclosure logical identifier from one `/sys/class/enclosure` directory."""
     facts.in_enclosure_class = True
     logical = read.value(f"{enclosure_dir}/id")
     if logical:
         facts.logical_id = ids.normalise_sas_address(logical)
+
+
+def read_enclosure_components(read: SysfsReader, enclosure_dir: str, facts: SesFacts) -> None:
+    """Every bay of one `/sys/class/enclosure` directory: slot, status, LEDs, device."""
     count = read.integer(f"{enclosure_dir}/components")
     for name in read.entries(enclosure_dir):
         if name in _NOT_COMPONENTS:
@@ -78,10 +82,12 @@ def read_enclosure_dir(read: SysfsReader, enclosure_dir: str, facts: SesFacts) -
         found.fault = _flag(read.value(f"{comp}/fault"))
         found.locate = _flag(read.value(f"{comp}/locate"))
         found.active = _flag(read.value(f"{comp}/active"))
-        if read.source.is_link(f"{comp}/device"):
-            try:
-                found.device_hctl = read.source.resolve(f"{comp}/device").rsplit("/", 1)[-1]
-            except SourceError:
-                found.device_hctl = None
+        try:
+            # The link ends in the disk's H:C:T:L directory; its name is all we need.
+            found.device_hctl = (
+                read.source.read_link(f"{comp}/device").rstrip("/").rsplit("/", 1)[-1]
+            )
+        except SourceError:
+            found.device_hctl = None  # an empty bay has no device link
     if facts.slot_count is None and count is not None and facts.slots:
         facts.slot_count = len(facts.slots)

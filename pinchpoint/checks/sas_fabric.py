@@ -466,6 +466,7 @@ class FabricBuilder:
                 vendor=first_dev.vendor,
                 model=first_dev.model,
                 revision=first_dev.revision,
+                serial=first_dev.serial,
                 protocol=first_end.target_protocols if first_end else None,
                 rotational=first_dev.rotational,
                 size_bytes=first_dev.size_bytes,

@@ -41,6 +41,7 @@ class ScsiDevice:
     revision: str | None = None
     wwid: str | None = None
     sas_address: str | None = None
+    serial: str | None = None
     queue_depth: int | None = None
     state: str | None = None
     timeout_s: int | None = None
@@ -76,6 +77,7 @@ class ExpanderNode:
     revision: str | None
     component_vendor: str | None
     level: int | None
+    device_type: str | None
     phys: list[Phy] = field(default_factory=list)
     ports: list[PortNode] = field(default_factory=list)
 
@@ -124,6 +126,19 @@ def _sas_address(text: str | None) -> str | None:
     return ids.normalise_sas_address(text)
 
 
+def _unit_serial(source: Source, path: str) -> str | None:
+    """The serial number from VPD page 0x80 (4-byte header, then the ASCII serial)."""
+    try:
+        page = source.read_bytes(path)
+    except SourceError:
+        return None
+    if len(page) < 5 or page[1] != 0x80:
+        return None
+    length = int.from_bytes(page[2:4], "big")
+    serial = page[4 : 4 + length].decode("ascii", errors="replace").strip(" \x00")
+    return serial or None
+
+
 def _numa_node(value: int | None) -> int | None:
     """The NUMA node; the kernel's -1 means the platform gives none."""
     return value if value is not None and value >= 0 else None
@@ -144,6 +159,7 @@ class SasSysfsWalker:
         self.source = source
         self.read = SysfsReader(source, PART, log)
         self.log = log
+        self._units: dict[str, ScsiDevice] = {}  # LU name -> its first path's device
 
     # -- hosts ---------------------------------------------------------------------------
 
@@ -253,14 +269,22 @@ class SasSysfsWalker:
 
     # -- phys and ports ------------------------------------------------------------------
 
-    def _phy(self, phy_dir: str, name: str) -> Phy | None:
+    def _phy(
+        self,
+        phy_dir: str,
+        name: str,
+        owner_address: str | None = None,
+        owner_type: str | None = None,
+    ) -> Phy | None:
+        """One phy; an expander's phys carry its address and type, so those are not re-read."""
         attrs = f"{phy_dir}/sas_phy/{name}"
-        identifier = self.read.integer(f"{attrs}/phy_identifier")
-        if identifier is None:
-            identifier = int(name.rsplit(":", 1)[-1]) if name[-1].isdigit() else None
-        address = _sas_address(self.read.value(f"{attrs}/sas_address"))
+        number = name.rsplit(":", 1)[-1]  # the kernel names a phy by its identifier
+        identifier = (
+            int(number) if number.isdigit() else self.read.integer(f"{attrs}/phy_identifier")
+        )
         if identifier is None:
             return None
+        address = owner_address or _sas_address(self.read.value(f"{attrs}/sas_address"))
         negotiated = self.read.value(f"{attrs}/negotiated_linkrate") or ""
         enable = self.read.value(f"{attrs}/enable")
         return Phy(
@@ -270,11 +294,10 @@ class SasSysfsWalker:
             sas_address=address or "",
             negotiated_gbps=parse_linkrate(negotiated),
             negotiated_text=negotiated,
-            minimum_gbps=parse_linkrate(self.read.value(f"{attrs}/minimum_linkrate")),
             maximum_gbps=parse_linkrate(self.read.value(f"{attrs}/maximum_linkrate")),
             maximum_hw_gbps=parse_linkrate(self.read.value(f"{attrs}/maximum_linkrate_hw")),
             enabled=None if enable is None else enable == "1",
-            device_type=self.read.value(f"{attrs}/device_type"),
+            device_type=owner_type or self.read.value(f"{attrs}/device_type"),
             errors=PhyErrorCounters(
                 invalid_dword_count=self.read.integer(f"{attrs}/invalid_dword_count"),
                 running_disparity_error_count=self.read.integer(
@@ -313,10 +336,11 @@ class SasSysfsWalker:
             revision=_clean(self.read.text(f"{info}/product_rev")),
             component_vendor=_clean(self.read.text(f"{info}/component_vendor_id")),
             level=self.read.integer(f"{info}/level"),
+            device_type=self.read.value(f"{device}/device_type"),
         )
         for entry in self.read.entries(exp_dir):
             if entry.startswith("phy-"):
-                phy = self._phy(f"{exp_dir}/{entry}", entry)
+                phy = self._phy(f"{exp_dir}/{entry}", entry, node.sas_address, node.device_type)
                 if phy is not None:
                     node.phys.append(phy)
             elif entry.startswith("port-"):
@@ -334,12 +358,14 @@ class SasSysfsWalker:
             phy_identifier=self.read.integer(f"{device}/phy_identifier"),
             target_protocols=self.read.value(f"{device}/target_port_protocols"),
         )
-        end.scsi_devices = self._scsi_devices_below(dev_dir)
+        end.scsi_devices = self._scsi_devices_below(dev_dir, end.sas_address)
         return end
 
     # -- SCSI devices --------------------------------------------------------------------
 
-    def _scsi_devices_below(self, parent_dir: str) -> list[ScsiDevice]:
+    def _scsi_devices_below(
+        self, parent_dir: str, port_address: str | None = None
+    ) -> list[ScsiDevice]:
         """SCSI devices in `parent_dir/targetH:C:T/H:C:T:L`."""
         devices = []
         for target in self.read.entries(parent_dir):
@@ -347,21 +373,23 @@ class SasSysfsWalker:
                 continue
             for lun in self.read.entries(f"{parent_dir}/{target}"):
                 if _HCTL.match(lun):
-                    devices.append(self.scsi_device(f"{parent_dir}/{target}/{lun}", lun))
+                    path = f"{parent_dir}/{target}/{lun}"
+                    devices.append(self.scsi_device(path, lun, port_address))
         return devices
 
-    def scsi_device(self, dev_dir: str, hctl: str) -> ScsiDevice:
-        """The attributes of one SCSI device directory that the inventory needs."""
+    def scsi_device(self, dev_dir: str, hctl: str, port_address: str | None = None) -> ScsiDevice:
+        """The attributes of one SCSI device directory that the inventory needs.
+
+        A logical unit seen before (the second path of a dual-ported disk) has only its
+        path's own attributes read: on a 1,920-path host that saves a third of the reads.
+        """
         read = self.read
         dev = ScsiDevice(
             hctl=hctl,
             path=dev_dir,
             scsi_type=read.integer(f"{dev_dir}/type"),
-            vendor=_clean(read.text(f"{dev_dir}/vendor")),
-            model=_clean(read.text(f"{dev_dir}/model")),
-            revision=_clean(read.text(f"{dev_dir}/rev")),
             wwid=_clean(read.text(f"{dev_dir}/wwid")),
-            sas_address=_sas_address(read.value(f"{dev_dir}/sas_address")),
+            sas_address=port_address or _sas_address(read.value(f"{dev_dir}/sas_address")),
             queue_depth=read.integer(f"{dev_dir}/queue_depth"),
             state=read.value(f"{dev_dir}/state"),
             timeout_s=read.integer(f"{dev_dir}/timeout"),
@@ -372,13 +400,27 @@ class SasSysfsWalker:
             enclosure = read.entries(f"{dev_dir}/enclosure")
             if enclosure:
                 dev.enclosure_dir = f"{dev_dir}/enclosure/{enclosure[0]}"
+        blocks = read.entries(f"{dev_dir}/block") if dev.scsi_type != SCSI_TYPE_ENCLOSURE else []
+        dev.block_device = blocks[0] if blocks else None
+        known = self._units.get(dev.wwid) if dev.wwid else None
+        if known is not None:
+            dev.vendor, dev.model, dev.revision = known.vendor, known.model, known.revision
+            dev.serial, dev.size_bytes, dev.rotational = (
+                known.serial,
+                known.size_bytes,
+                known.rotational,
+            )
             return dev
-        blocks = read.entries(f"{dev_dir}/block")
-        if blocks:
-            block = blocks[0]
-            dev.block_device = block
-            sectors = read.integer(f"{dev_dir}/block/{block}/size")
+        dev.vendor = _clean(read.text(f"{dev_dir}/vendor"))
+        dev.model = _clean(read.text(f"{dev_dir}/model"))
+        dev.revision = _clean(read.text(f"{dev_dir}/rev"))
+        dev.serial = _unit_serial(read.source, f"{dev_dir}/vpd_pg80")
+        if dev.block_device:
+            block = f"{dev_dir}/block/{dev.block_device}"
+            sectors = read.integer(f"{block}/size")
             dev.size_bytes = sectors * 512 if sectors is not None else None
-            rotational = read.value(f"{dev_dir}/block/{block}/queue/rotational")
+            rotational = read.value(f"{block}/queue/rotational")
             dev.rotational = None if rotational is None else rotational == "1"
+        if dev.wwid:
+            self._units[dev.wwid] = dev
         return dev

@@ -36,7 +36,6 @@ class Phy(BaseModel):
     sas_address: str
     negotiated_gbps: float | None = None
     negotiated_text: str = ""  # as the kernel says: "12.0 Gbit", "Unknown", "Phy disabled"
-    minimum_gbps: float | None = None
     maximum_gbps: float | None = None  # programmed maximum
     maximum_hw_gbps: float | None = None  # what the silicon can do
     enabled: bool | None = None

@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from pinchpoint.checks import ses
+from pinchpoint.checks.commands import Command, CommandResult
 from pinchpoint.checks.inventory import collect_inventory
 from pinchpoint.checks.source import LiveSource, SnapshotSource
 from pinchpoint.model.inventory import Inventory
@@ -33,15 +35,6 @@ def host(pristine: Path, tmp_path: Path) -> Path:
     return copy
 
 
-def jbod_b_pages(root: Path) -> list[Path]:
-    """The sg_ses outputs of JBOD-B, whose SES devices have no /sys/class/enclosure entry."""
-    return sorted((root / "commands" / "sg_ses").glob("*.txt"))
-
-
-def enclosure(inventory: Inventory, name: str) -> object:
-    return next(e for e in inventory.sas.enclosures if e.name == name or e.product == name)
-
-
 def sg_for(root: Path, name: str) -> list[str]:
     inventory = collect_inventory(SnapshotSource(root))
     found = next(e for e in inventory.sas.enclosures if e.name == name)
@@ -61,19 +54,43 @@ def test_garbled_pages_are_named_and_the_sysfs_facts_stand(host: Path) -> None:
     assert len(inventory.sas.disks) == 48
 
 
-def test_empty_and_truncated_pages(host: Path) -> None:
-    sgs = sg_for(host, "JBOD-B")
-    es = host / f"commands/sg_ses/{sgs[0]}.es.txt"
+class CountingSource(SnapshotSource):
+    """A snapshot that notes which sg_ses outputs the collector asked for."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.asked: list[str] = []
+
+    def run(self, command: Command) -> CommandResult:
+        self.asked.append(command.key)
+        return super().run(command)
+
+
+def test_only_the_first_io_module_is_asked_for_every_page(host: Path) -> None:
+    source = CountingSource(host)
+    collect_inventory(source)
+    per_device = Counter(key.split("/")[1].split(".")[0] for key in source.asked)
+    assert sorted(per_device.values()) == [1, 1, 5, 5]  # 2 enclosures × (5 pages + cf)
+
+
+def test_empty_and_truncated_pages_are_read_from_the_other_io_module(host: Path) -> None:
+    source = CountingSource(host)
+    collect_inventory(source)
+    full = Counter(key.split("/")[1].split(".")[0] for key in source.asked)
+    primaries = [sg for sg, count in full.items() if count == 5]
+    sg = next(s for s in primaries if s in sg_for(host, "JBOD-B"))
+    es = host / f"commands/sg_ses/{sg}.es.txt"
     text = es.read_text()
     es.write_text(text[: len(text) // 2])
-    (host / f"commands/sg_ses/{sgs[1]}.snic.txt").write_text("")
+    (host / f"commands/sg_ses/{sg}.snic.txt").write_text("")
     inventory = collect_inventory(SnapshotSource(host))
     jbod_b = next(e for e in inventory.sas.enclosures if e.name == "JBOD-B")
     assert jbod_b.bay_count == 24
-    assert all(s.status == "OK" for s in jbod_b.slots)  # the other I/O module's page is whole
+    assert jbod_b.nickname == "JBOD-B"
+    assert all(s.status == "OK" for s in jbod_b.slots)
     lines = "\n".join(p.line() for p in inventory.problems)
-    assert f"{sgs[0]}.es" not in lines or "ended early" in lines
-    assert f"/dev/{sgs[1]}" in lines
+    assert f"sg_ses --page=es /dev/{sg}" in lines and "ended early" in lines
+    assert f"sg_ses --page=snic /dev/{sg}" in lines
 
 
 def test_missing_pages_read_as_not_collected(host: Path) -> None:

@@ -1,0 +1,259 @@
+"""The SES diagnostic pages one enclosure services device reports, as raw field values.
+
+Status descriptors are kept as the 4 bytes the device returns (SES-4 layout), so the text
+renderer decodes bits the way sg_ses does and a test can encode the very same pages to binary
+and have the real sg_ses decode them. Element types, in configuration-page order: array device
+slots, power supplies, cooling fans, temperature sensors (one per I/O module), the enclosure,
+SAS expanders (every expander of every I/O module) and SAS connectors (IN and OUT per I/O
+module). Element indexes count individual elements only (EIIOE = 0).
+
+Each I/O module lists a dual-ported disk's phys with its own side first: the kernel's ses driver
+takes "the phy 0 address" of a slot to match a SCSI device, so each SES device's enclosure
+links the disk path that runs through its own I/O module, as on real dual-I/O-module JBODs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pinchpoint.simulator.addresses import name_hash
+from pinchpoint.simulator.fabric import DiskPort, EnclosureFabric, Expander, SesTarget
+
+ARRAY_DEVICE_SLOT = 0x17
+POWER_SUPPLY = 0x02
+COOLING = 0x03
+TEMPERATURE_SENSOR = 0x04
+ENCLOSURE = 0x0E
+SAS_EXPANDER = 0x18
+SAS_CONNECTOR = 0x19
+
+STATUS_UNSUPPORTED = 0x0
+STATUS_OK = 0x1
+STATUS_NOT_INSTALLED = 0x5
+
+DEVICE_TYPE_NONE = 0
+DEVICE_TYPE_END = 1
+DEVICE_TYPE_EXPANDER = 2
+TARGET_SATA = 0x01
+TARGET_SSP = 0x08
+NO_ELEMENT = 0xFF
+MINI_SAS_HD_4X_RECEPTACLE = 0x05
+PSU_COUNT = 2
+FAN_COUNT = 4
+TEMPERATURE_OFFSET = 20
+
+
+@dataclass(frozen=True)
+class Element:
+    """One element (or a type's overall element): its descriptor text and status bytes."""
+
+    descriptor: str
+    status: bytes  # 4 bytes: common status byte + 3 type-specific bytes
+
+
+@dataclass(frozen=True)
+class ElementType:
+    """A type descriptor header with its text, overall element and individual elements."""
+
+    code: int
+    text: str
+    overall: Element
+    elements: tuple[Element, ...]
+
+
+@dataclass(frozen=True)
+class AesPhy:
+    """A phy descriptor of the additional element status page (SAS, 28 bytes)."""
+
+    device_type: int
+    initiator_flags: int
+    target_flags: int
+    attached_sas_address: int
+    sas_address: int
+    phy_identifier: int
+
+
+@dataclass(frozen=True)
+class SlotAes:
+    """Additional element status of an array device slot: its device slot number and phys."""
+
+    element_index: int
+    slot: int
+    phys: tuple[AesPhy, ...]
+
+
+@dataclass(frozen=True)
+class ExpanderAes:
+    """Additional element status of a SAS expander: per phy (connector, other) element index."""
+
+    element_index: int
+    sas_address: int
+    phys: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class SesPageSet:
+    """Everything `sg_ses` shows for one SES device across the cf, es, ed, aes and snic pages."""
+
+    vendor: str
+    product: str
+    revision: str
+    logical_id: int
+    relative_process_id: int
+    process_count: int
+    types: tuple[ElementType, ...]
+    slots: tuple[SlotAes, ...]
+    expanders: tuple[ExpanderAes, ...]
+    nickname: str
+    generation: int = 0
+
+
+def _status(code: int, b1: int = 0, b2: int = 0, b3: int = 0) -> bytes:
+    """A 4-byte status descriptor."""
+    return bytes((code, b1, b2, b3))
+
+
+def _overall(text: str) -> Element:
+    """The overall element of a type: descriptor text, status unsupported."""
+    return Element(text, _status(STATUS_UNSUPPORTED))
+
+
+def _connector_status(mated: bool) -> bytes:
+    """A SAS connector element: Mini SAS HD 4x receptacle, MATED and 'all phys' when cabled."""
+    if mated:
+        return _status(STATUS_OK, MINI_SAS_HD_4X_RECEPTACLE, 0xFF, 0x80)
+    return _status(STATUS_OK, MINI_SAS_HD_4X_RECEPTACLE, 0x00, 0x00)
+
+
+def _fan_status(enclosure: str, fan: int) -> bytes:
+    """A running fan: actual speed in units of 10 rpm (11 bits) and speed code 3, requested on."""
+    rpm_tens = 480 + name_hash("fan", enclosure, str(fan)) % 60
+    return _status(STATUS_OK, (rpm_tens >> 8) & 0x07, rpm_tens & 0xFF, 0x20 | 0x03)
+
+
+def _element_types(enc: EnclosureFabric) -> tuple[ElementType, ...]:
+    """Every element type of the enclosure with its elements and their status."""
+    spec = enc.spec
+    slots = tuple(
+        Element(
+            f"SLOT {bay + 1:02d}",
+            _status(STATUS_OK if bay in enc.disks else STATUS_NOT_INSTALLED),
+        )
+        for bay in range(spec.bays)
+    )
+    psus = tuple(Element(f"PSU {i + 1}", _status(STATUS_OK, 0, 0, 0x20)) for i in range(PSU_COUNT))
+    fans = tuple(Element(f"FAN {i + 1}", _fan_status(enc.name, i)) for i in range(FAN_COUNT))
+    temps = tuple(
+        Element(
+            f"TEMP IOM {iom}",
+            _status(STATUS_OK, 0, TEMPERATURE_OFFSET + 26 + name_hash("temp", enc.name, iom) % 9),
+        )
+        for iom in spec.io_module_names
+    )
+    expanders = tuple(
+        Element(f"EXPANDER {e.io_module}{e.ordinal}", _status(STATUS_OK))
+        for e in enc.all_expanders()
+    )
+    connectors = tuple(
+        Element(f"CONNECTOR {iom} {way.upper()}", _connector_status(iom in cabled))
+        for iom in spec.io_module_names
+        for way, cabled in (("in", enc.cabled_in), ("out", enc.cabled_out))
+    )
+    return (
+        ElementType(ARRAY_DEVICE_SLOT, "Drive Slots", _overall("Drive Slots"), slots),
+        ElementType(POWER_SUPPLY, "Power Supplies", _overall("Power Supplies"), psus),
+        ElementType(COOLING, "Cooling Fans", _overall("Cooling Fans"), fans),
+        ElementType(
+            TEMPERATURE_SENSOR, "Temperature Sensors", _overall("Temperature Sensors"), temps
+        ),
+        ElementType(
+            ENCLOSURE,
+            "Enclosure",
+            _overall("Enclosure"),
+            (Element("ENCLOSURE", _status(STATUS_OK)),),
+        ),
+        ElementType(SAS_EXPANDER, "SAS Expanders", _overall("SAS Expanders"), expanders),
+        ElementType(SAS_CONNECTOR, "SAS Connectors", _overall("SAS Connectors"), connectors),
+    )
+
+
+def _port_phy(port: DiskPort, attached: Expander) -> AesPhy:
+    """How an I/O module reports one disk port: attached expander, port address."""
+    if not port.linked:
+        return AesPhy(DEVICE_TYPE_NONE, 0, 0, 0, 0, 0)
+    target = TARGET_SSP if port.disk.spec.protocol == "sas" else TARGET_SATA
+    return AesPhy(
+        DEVICE_TYPE_END, 0, target, attached.sas_address, port.sas_address, port.phy_identifier
+    )
+
+
+def _slot_aes(enc: EnclosureFabric, io_module: str) -> tuple[SlotAes, ...]:
+    """Additional element status of every slot, the asking I/O module's port first."""
+    empty = (AesPhy(DEVICE_TYPE_NONE, 0, 0, 0, 0, 0),)
+    slots = []
+    for bay in range(enc.spec.bays):
+        disk = enc.disks.get(bay)
+        if disk is None:
+            slots.append(SlotAes(bay, bay, empty))
+            continue
+        ports = sorted(disk.ports, key=lambda p: (p.io_module != io_module, p.phy_identifier))
+        phys = tuple(
+            _port_phy(p, next(e for e in enc.expanders[p.io_module] if bay in e.bay_phys))
+            for p in ports
+        )
+        slots.append(SlotAes(bay, bay, phys))
+    return tuple(slots)
+
+
+def _expander_aes(enc: EnclosureFabric, first_index: int) -> tuple[ExpanderAes, ...]:
+    """Per expander phy: the SAS connector or the other element (slot, expander) it reaches."""
+    bays = enc.spec.bays
+    expanders = enc.all_expanders()
+    ordinal = {id(e): bays + i for i, e in enumerate(expanders)}  # index among AES-type elements
+    result = []
+    for i, expander in enumerate(expanders):
+        iom_index = enc.spec.io_module_names.index(expander.io_module or "A")
+        pairs = [(NO_ELEMENT, NO_ELEMENT)] * expander.phy_count
+        if expander.ordinal == 0:
+            for p in range(4):
+                pairs[p] = (2 * iom_index, NO_ELEMENT)
+                pairs[4 + p] = (2 * iom_index + 1, NO_ELEMENT)
+            for sub_ordinal, link in expander.sub_link_phys.items():
+                sub = enc.expanders[expander.io_module or "A"][sub_ordinal]
+                for p in link:
+                    pairs[p] = (NO_ELEMENT, ordinal[id(sub)])
+        else:
+            main = enc.main_expander(expander.io_module or "A")
+            for p in expander.upstream_phys:
+                pairs[p] = (NO_ELEMENT, ordinal[id(main)])
+        for bay, p in expander.bay_phys.items():
+            pairs[p] = (NO_ELEMENT, bay)
+        result.append(ExpanderAes(first_index + i, expander.sas_address, tuple(pairs)))
+    return tuple(result)
+
+
+def ses_page_set(ses: SesTarget) -> SesPageSet:
+    """The pages the SES device of one I/O module returns."""
+    enc = ses.enclosure
+    spec = enc.spec
+    types = _element_types(enc)
+    first_expander = sum(
+        len(t.elements) for t in types if t.code != SAS_EXPANDER and t.code != SAS_CONNECTOR
+    )
+    return SesPageSet(
+        vendor=spec.vendor,
+        product=spec.product,
+        revision=spec.revision,
+        logical_id=enc.logical_id,
+        relative_process_id=spec.io_module_names.index(ses.io_module) + 1,
+        process_count=spec.io_modules,
+        types=types,
+        slots=_slot_aes(enc, ses.io_module),
+        expanders=_expander_aes(enc, first_expander),
+        nickname=spec.name,
+    )
+
+
+def phy0_address(pages: SesPageSet, slot: int) -> int:
+    """The SAS address the kernel's ses driver keeps for a slot: its first phy's."""
+    return pages.slots[slot].phys[0].sas_address

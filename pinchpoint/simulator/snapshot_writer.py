@@ -1,0 +1,75 @@
+"""Write a whole snapshot directory for a spec: manifest, sysfs tree and sg_ses outputs."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from datetime import datetime
+from pathlib import Path
+
+from pinchpoint.model.snapshot import Manifest
+from pinchpoint.simulator.discovery import KernelView, discover
+from pinchpoint.simulator.fabric import SesTarget, build_fabric
+from pinchpoint.simulator.ses_pages import SesPageSet, ses_page_set
+from pinchpoint.simulator.ses_text import PAGES, page_text
+from pinchpoint.simulator.spec import HostSpec
+from pinchpoint.simulator.sysfs_tree import write_sysfs
+from pinchpoint.simulator.tree_writer import TreeWriter
+
+
+def _prepare(out: Path, overwrite: bool) -> None:
+    """An empty directory at `out`: refuse to touch a non-empty one unless told to."""
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise FileExistsError(f"{out} exists and is not a directory")
+    if out.is_dir() and any(out.iterdir()):
+        if not overwrite:
+            raise FileExistsError(f"{out} is not empty (pass overwrite=True to replace it)")
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+
+
+def _manifest(spec: HostSpec, captured_at: datetime | None) -> bytes:
+    """manifest.json: a simulated snapshot, fixed time unless given."""
+    manifest = Manifest(
+        hostname=spec.host.hostname,
+        captured_at=captured_at or spec.host.captured_at,
+        kernel=spec.host.kernel,
+        tools={},
+        simulated=True,
+    )
+    return (manifest.model_dump_json(indent=2) + "\n").encode()
+
+
+def kernel_view(spec: HostSpec) -> KernelView:
+    """How the kernel would name the host a spec describes (no files written)."""
+    return discover(build_fabric(spec))
+
+
+def write_snapshot(
+    spec: HostSpec,
+    out: Path,
+    overwrite: bool = False,
+    captured_at: datetime | None = None,
+    share_identical_files: bool = False,
+) -> None:
+    """Write the snapshot of the imagined host into `out` (must be empty unless `overwrite`).
+
+    `share_identical_files` makes files of equal content hard links to one inode (for big
+    benchmark hosts on file systems where creating inodes is slow); never edit such a
+    snapshot in place.
+    """
+    _prepare(out, overwrite)
+    view = kernel_view(spec)
+    pages: dict[SesTarget, SesPageSet] = {}
+    for dev in view.ses_devices():
+        assert dev.ses is not None
+        pages.setdefault(dev.ses, ses_page_set(dev.ses))
+    writer = TreeWriter(os.fspath(out), share=share_identical_files)
+    writer.write("manifest.json", _manifest(spec, captured_at))
+    write_sysfs(writer, view, pages)
+    writer.mkdir("commands/sg_ses")
+    for dev in view.ses_devices():
+        assert dev.ses is not None
+        for page in PAGES:
+            text = page_text(pages[dev.ses], page)
+            writer.write(f"commands/sg_ses/{dev.sg_name}.{page}.txt", text.encode())

@@ -1,0 +1,488 @@
+"""The spec of an imagined storage host: HBAs, SAS switches, JBODs and how they are cabled.
+
+A spec is a small TOML or YAML file; `load_spec` reads it, `write_snapshot` turns it into a
+snapshot directory laid out like real Linux sysfs. Every field has a default except names.
+Names are labels used only inside the spec (chains refer to them) and, for enclosures, the SES
+subenclosure nickname. Bays are numbered from 0, as `bay_identifier` and the SES "device slot
+number" count them (the element descriptor says "SLOT 01" for bay 0). I/O modules are "A" and
+"B". SAS rates are Gbit/s and must be one of 1.5, 3.0, 6.0, 12.0, 22.5.
+
+``[host]``
+    hostname (str, "simulated-storage-host"), kernel (str, "6.1.0-28-amd64"),
+    captured_at (RFC 3339 datetime, 2025-01-01T00:00:00Z: fixed so output is deterministic),
+    first_scsi_host (int, 0): the kernel number of the first SCSI host; HBAs are numbered in
+    PCI address order from there, as the kernel probes them.
+
+``[[hba]]`` one SAS host bus adapter
+    name (str, required); pci_address ("DDDD:BB:DD.F", default derived: bus 0x03, 0x04 …
+    on NUMA node 0, 0x81, 0x82 … on node 1); root_port (PCI address of the root port above it,
+    default derived from the bus: pci0000:00 below bus 0x80, pci0000:80 from 0x80 up);
+    board_name ("SAS9300-8e"); driver ("mpt3sas"); firmware ("16.00.12.00");
+    bios ("08.37.00.00"); chip ("SAS3008", shown as `version_product`); pci_vendor ("0x1000");
+    pci_device (default by driver: mpt3sas "0x0097", mpi3mr "0x00a5"); phys (8): external
+    connectors are groups of 4 phys, connector 0 = phys 0-3; max_rate_gbps (12.0);
+    pcie (table: current_gts 8.0, current_width 8, max_gts 8.0, max_width 8); numa_node (0);
+    can_queue (9856); sas_address (default derived from the name); sas_transport (true):
+    false is an mpi3mr on an old kernel, with no sas_host/sas_port/sas_phy/expander classes
+    at all and its SCSI targets directly below the host.
+
+``[[switch]]`` a SAS switch: an expander that belongs to no enclosure
+    name (required); vendor ("ASTEK"); product ("SAS_SWITCH"); revision ("0100");
+    component_vendor ("PMCSIERA"); component_id (32854); component_revision (3); phys (48);
+    max_rate_gbps (12.0); sas_address (derived). Its phys 0-3 go to the HBA connector, then
+    each chain through it takes the next 4 phys, in spec order.
+
+``[[enclosure]]`` a JBOD
+    name (required: the SES subenclosure nickname); logical_id ("0x…", derived from the name
+    when absent); vendor ("HGST"); product ("H4060-J"); revision ("3010"); bays (24);
+    io_modules (2: "A" and "B"; 1: "A" only); expanders_per_io_module (1; a 4U60 has 3: one main
+    expander holding the SES device and the in/out ports, then sub-expanders sharing the bays);
+    max_rate_gbps (12.0); expander_product (default: product); expander_revision ("0210");
+    expander_component_vendor ("PMCSIERA"); expander_component_id (32854);
+    expander_component_revision (2); enclosure_class (true; false: the SES device lacks the
+    EncServ bit, so no /sys/class/enclosure entry although it is still a SCSI type 13 device);
+    lose_path (list of I/O modules that are not cabled: chains listing this enclosure skip it
+    on that side); empty_bays (list of bays); missing_disk_paths (list of {bay, io_module}: that
+    disk's port on that I/O module has no link);
+    disk (table, every disk of the enclosure): vendor ("HGST"), model ("HUH721212AL5200"),
+    revision ("A3D0"), size_bytes (12000138625024), rotational (true), protocol ("sas":
+    dual-ported when io_modules = 2; "sata": single port, on I/O module A only),
+    max_rate_gbps (12.0 for sas, 6.0 for sata), queue_depth (254 for sas, 32 for sata),
+    nr_requests (256), scheduler ("mq-deadline"), logical_block_size (512),
+    physical_block_size (4096), timeout (30).
+
+``[[chain]]`` one cable run, in cabling order
+    hba (required); connector (0); io_module ("A"); enclosures (list of names, required):
+    HBA → first → second …; switch (optional name: HBA connector → switch → this chain;
+    several chains may share one switch and its HBA connector).
+
+``[[degraded_link]]`` a link negotiated below what both its ends support
+    rate_gbps (required) and either hba + phy (an HBA phy and the phy at its far end) or
+    enclosure + io_module ("A") + bay (that I/O module's drive link).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any, Literal, Self
+
+import yaml
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+IoModule = Literal["A", "B"]
+IO_MODULE_NAMES: tuple[IoModule, ...] = ("A", "B")
+SAS_RATES_GBPS = (1.5, 3.0, 6.0, 12.0, 22.5)
+CONNECTOR_PHYS = 4
+FIXED_CAPTURE_TIME = datetime(2025, 1, 1, tzinfo=UTC)
+
+_PCI_ADDRESS = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-1][0-9a-f]\.[0-7]$")
+_HEX_ADDRESS = re.compile(r"^0x[0-9a-f]{16}$")
+
+
+class SpecError(ValueError):
+    """A spec that cannot describe a host; the message names the field at fault."""
+
+
+def _sas_rate(value: float) -> float:
+    """Only the rates SAS defines."""
+    if value not in SAS_RATES_GBPS:
+        raise ValueError(f"must be one of {', '.join(str(r) for r in SAS_RATES_GBPS)} Gbit/s")
+    return value
+
+
+def _hex_address(value: str) -> str:
+    """A 64-bit SAS address or WWN, normalised to `0x` + 16 lower-case digits."""
+    text = value.strip().lower()
+    if not text.startswith("0x"):
+        text = "0x" + text
+    if not _HEX_ADDRESS.match(text):
+        raise ValueError("must be 16 hex digits, e.g. 0x5000ccab0400a003")
+    return text
+
+
+SasRate = Annotated[float, AfterValidator(_sas_rate)]
+HexAddress = Annotated[str, AfterValidator(_hex_address)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class HostSection(_Strict):
+    """`[host]`: what the manifest says about the imagined host."""
+
+    hostname: str = "simulated-storage-host"
+    kernel: str = "6.1.0-28-amd64"
+    captured_at: datetime = FIXED_CAPTURE_TIME
+    first_scsi_host: int = Field(default=0, ge=0)
+
+
+class PcieSpec(_Strict):
+    """The PCIe link of an HBA: what it negotiated and what the slot and card could do."""
+
+    current_gts: float = 8.0
+    current_width: int = Field(default=8, ge=1)
+    max_gts: float = 8.0
+    max_width: int = Field(default=8, ge=1)
+
+
+class HbaSpec(_Strict):
+    """`[[hba]]`: one SAS HBA (one PCI function, one SCSI host)."""
+
+    name: str = Field(min_length=1)
+    pci_address: str | None = None
+    root_port: str | None = None
+    board_name: str = "SAS9300-8e"
+    driver: str = "mpt3sas"
+    firmware: str = "16.00.12.00"
+    bios: str = "08.37.00.00"
+    chip: str = "SAS3008"
+    pci_vendor: str = "0x1000"
+    pci_device: str | None = None
+    phys: int = Field(default=8, ge=1, le=64)
+    max_rate_gbps: SasRate = 12.0
+    pcie: PcieSpec = PcieSpec()
+    numa_node: int = Field(default=0, ge=-1)
+    can_queue: int = Field(default=9856, ge=1)
+    sas_address: HexAddress | None = None
+    sas_transport: bool = True
+
+    @field_validator("pci_address", "root_port")
+    @classmethod
+    def _pci(cls, value: str | None) -> str | None:
+        """A PCI address `DDDD:BB:DD.F`, lower case."""
+        if value is not None and not _PCI_ADDRESS.match(value.lower()):
+            raise ValueError("must look like 0000:03:00.0")
+        return None if value is None else value.lower()
+
+    @property
+    def connectors(self) -> int:
+        """External connectors: each groups 4 phys."""
+        return max(1, self.phys // CONNECTOR_PHYS)
+
+
+class SwitchSpec(_Strict):
+    """`[[switch]]`: a SAS switch, an expander that belongs to no enclosure."""
+
+    name: str = Field(min_length=1)
+    vendor: str = "ASTEK"
+    product: str = "SAS_SWITCH"
+    revision: str = "0100"
+    component_vendor: str = "PMCSIERA"
+    component_id: int = 32854
+    component_revision: int = 3
+    phys: int = Field(default=48, ge=8, le=255)
+    max_rate_gbps: SasRate = 12.0
+    sas_address: HexAddress | None = None
+
+
+class DiskSpec(_Strict):
+    """The disk model every occupied bay of an enclosure holds."""
+
+    vendor: str = "HGST"
+    model: str = "HUH721212AL5200"
+    revision: str = "A3D0"
+    size_bytes: int = Field(default=12000138625024, gt=0)
+    rotational: bool = True
+    protocol: Literal["sas", "sata"] = "sas"
+    max_rate_gbps: SasRate | None = None
+    queue_depth: int | None = Field(default=None, ge=1)
+    nr_requests: int = Field(default=256, ge=1)
+    scheduler: str = "mq-deadline"
+    logical_block_size: int = 512
+    physical_block_size: int = 4096
+    timeout: int = 30
+
+    @property
+    def link_max_gbps(self) -> float:
+        """The fastest rate the disk's own phy can do."""
+        if self.max_rate_gbps is not None:
+            return self.max_rate_gbps
+        return 12.0 if self.protocol == "sas" else 6.0
+
+    @property
+    def scsi_queue_depth(self) -> int:
+        """What the driver sets as the SCSI device queue depth."""
+        if self.queue_depth is not None:
+            return self.queue_depth
+        return 254 if self.protocol == "sas" else 32
+
+
+class MissingPathSpec(_Strict):
+    """One disk port with no link: the disk in `bay` is not reachable through `io_module`."""
+
+    bay: int = Field(ge=0)
+    io_module: IoModule = "B"
+
+
+class EnclosureSpec(_Strict):
+    """`[[enclosure]]`: a JBOD with one or two I/O modules."""
+
+    name: str = Field(min_length=1)
+    logical_id: HexAddress | None = None
+    vendor: str = "HGST"
+    product: str = "H4060-J"
+    revision: str = "3010"
+    bays: int = Field(default=24, ge=1, le=200)
+    io_modules: int = Field(default=2, ge=1, le=2)
+    expanders_per_io_module: int = Field(default=1, ge=1, le=4)
+    max_rate_gbps: SasRate = 12.0
+    expander_product: str | None = None
+    expander_revision: str = "0210"
+    expander_component_vendor: str = "PMCSIERA"
+    expander_component_id: int = 32854
+    expander_component_revision: int = 2
+    enclosure_class: bool = True
+    lose_path: list[IoModule] = Field(default_factory=list)
+    empty_bays: list[int] = Field(default_factory=list)
+    disk: DiskSpec = DiskSpec()
+    missing_disk_paths: list[MissingPathSpec] = Field(default_factory=list)
+
+    @property
+    def io_module_names(self) -> tuple[IoModule, ...]:
+        """The I/O modules this enclosure has: ("A",) or ("A", "B")."""
+        return IO_MODULE_NAMES[: self.io_modules]
+
+    @model_validator(mode="after")
+    def _bays_in_range(self) -> Self:
+        """Every bay named must exist."""
+        for bay in self.empty_bays:
+            if not 0 <= bay < self.bays:
+                raise ValueError(f"empty_bays: bay {bay} is outside 0..{self.bays - 1}")
+        for missing in self.missing_disk_paths:
+            if missing.bay >= self.bays:
+                raise ValueError(
+                    f"missing_disk_paths: bay {missing.bay} is outside 0..{self.bays - 1}"
+                )
+            if missing.io_module not in self.io_module_names:
+                raise ValueError(
+                    f"missing_disk_paths: I/O module {missing.io_module} does not exist "
+                    f"(io_modules = {self.io_modules})"
+                )
+        for iom in self.lose_path:
+            if iom not in self.io_module_names:
+                raise ValueError(f"lose_path: I/O module {iom} does not exist")
+        if self.expanders_per_io_module > 1 and self.bays < self.expanders_per_io_module - 1:
+            raise ValueError("expanders_per_io_module: more sub-expanders than bays")
+        return self
+
+
+class ChainSpec(_Strict):
+    """`[[chain]]`: enclosures cabled one after the other from an HBA connector."""
+
+    hba: str
+    connector: int = Field(default=0, ge=0)
+    io_module: IoModule = "A"
+    enclosures: list[str] = Field(min_length=1)
+    switch: str | None = None
+
+
+class DegradedLinkSpec(_Strict):
+    """`[[degraded_link]]`: an HBA phy, or an enclosure drive link, negotiated too low."""
+
+    rate_gbps: SasRate
+    hba: str | None = None
+    phy: int | None = Field(default=None, ge=0)
+    enclosure: str | None = None
+    io_module: IoModule = "A"
+    bay: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _one_end(self) -> Self:
+        """A degraded link is either an HBA phy or a drive link."""
+        hba_side = self.hba is not None or self.phy is not None
+        bay_side = self.enclosure is not None or self.bay is not None
+        if hba_side == bay_side:
+            raise ValueError("give either hba and phy, or enclosure, io_module and bay")
+        if hba_side and (self.hba is None or self.phy is None):
+            raise ValueError("an HBA link needs both hba and phy")
+        if bay_side and (self.enclosure is None or self.bay is None):
+            raise ValueError("a drive link needs both enclosure and bay")
+        return self
+
+
+class HostSpec(_Strict):
+    """A whole imagined host: the root of a spec file."""
+
+    host: HostSection = HostSection()
+    hba: list[HbaSpec] = Field(default_factory=list)
+    switch: list[SwitchSpec] = Field(default_factory=list)
+    enclosure: list[EnclosureSpec] = Field(default_factory=list)
+    chain: list[ChainSpec] = Field(default_factory=list)
+    degraded_link: list[DegradedLinkSpec] = Field(default_factory=list)
+
+    def hba_named(self, name: str) -> HbaSpec:
+        """The HBA of that name (names are checked to exist)."""
+        return next(h for h in self.hba if h.name == name)
+
+    def enclosure_named(self, name: str) -> EnclosureSpec:
+        """The enclosure of that name."""
+        return next(e for e in self.enclosure if e.name == name)
+
+    def switch_named(self, name: str) -> SwitchSpec:
+        """The switch of that name."""
+        return next(s for s in self.switch if s.name == name)
+
+    @model_validator(mode="after")
+    def _references(self) -> Self:
+        """Chains and degraded links refer to things that exist, cabled once."""
+        _check_unique("hba", [h.name for h in self.hba])
+        _check_unique("switch", [s.name for s in self.switch])
+        _check_unique("enclosure", [e.name for e in self.enclosure])
+        _check_unique("hba pci_address", [h.pci_address for h in self.hba if h.pci_address])
+        hbas = {h.name: h for h in self.hba}
+        enclosures = {e.name: e for e in self.enclosure}
+        switches = {s.name: s for s in self.switch}
+        cabled: dict[tuple[str, str], int] = {}
+        connector_use: dict[tuple[str, int], tuple[int, str | None]] = {}
+        switch_use: dict[str, tuple[str, int]] = {}
+        for i, chain in enumerate(self.chain):
+            where = f"chain[{i}]"
+            hba = hbas.get(chain.hba)
+            if hba is None:
+                raise ValueError(f"{where}.hba: unknown HBA {chain.hba!r}{_known(hbas)}")
+            if chain.connector >= hba.connectors:
+                raise ValueError(
+                    f"{where}.connector: HBA {hba.name!r} has {hba.phys} phys, so connectors "
+                    f"0..{hba.connectors - 1}; {chain.connector} is beyond them"
+                )
+            if chain.switch is not None and chain.switch not in switches:
+                raise ValueError(
+                    f"{where}.switch: unknown switch {chain.switch!r}{_known(switches)}"
+                )
+            key = (chain.hba, chain.connector)
+            earlier = connector_use.get(key)
+            if earlier is not None and (chain.switch is None or earlier[1] != chain.switch):
+                raise ValueError(
+                    f"{where}: HBA {chain.hba!r} connector {chain.connector} is already cabled by "
+                    f"chain[{earlier[0]}]; only chains through one switch may share a connector"
+                )
+            connector_use.setdefault(key, (i, chain.switch))
+            if chain.switch is not None:
+                seen = switch_use.setdefault(chain.switch, key)
+                if seen != key:
+                    raise ValueError(
+                        f"{where}.switch: switch {chain.switch!r} is already cabled to HBA "
+                        f"{seen[0]!r} connector {seen[1]}"
+                    )
+            if len(set(chain.enclosures)) != len(chain.enclosures):
+                raise ValueError(f"{where}.enclosures: an enclosure is listed twice")
+            for name in chain.enclosures:
+                enclosure = enclosures.get(name)
+                if enclosure is None:
+                    raise ValueError(
+                        f"{where}.enclosures: unknown enclosure {name!r}{_known(enclosures)}"
+                    )
+                if chain.io_module not in enclosure.io_module_names:
+                    raise ValueError(
+                        f"{where}.io_module: enclosure {name!r} has no I/O module "
+                        f"{chain.io_module} (io_modules = {enclosure.io_modules})"
+                    )
+                if chain.io_module in enclosure.lose_path:
+                    continue
+                side = (name, chain.io_module)
+                if side in cabled:
+                    raise ValueError(
+                        f"{where}.enclosures: I/O module {chain.io_module} of {name!r} is already "
+                        f"cabled by chain[{cabled[side]}]"
+                    )
+                cabled[side] = i
+        for switch_name, (hba_name, connector) in switch_use.items():
+            switch = switches[switch_name]
+            chains = sum(1 for c in self.chain if c.switch == switch_name)
+            needed = CONNECTOR_PHYS * (1 + chains)
+            if needed > switch.phys:
+                raise ValueError(
+                    f"switch {switch_name!r}: {chains} chains and the link to HBA {hba_name!r} "
+                    f"connector {connector} need {needed} phys, it has {switch.phys}"
+                )
+        for i, link in enumerate(self.degraded_link):
+            where = f"degraded_link[{i}]"
+            if link.hba is not None:
+                hba = hbas.get(link.hba)
+                if hba is None:
+                    raise ValueError(f"{where}.hba: unknown HBA {link.hba!r}{_known(hbas)}")
+                if link.phy is not None and link.phy >= hba.phys:
+                    raise ValueError(
+                        f"{where}.phy: HBA {hba.name!r} has phys 0..{hba.phys - 1}; "
+                        f"{link.phy} is beyond them"
+                    )
+            if link.enclosure is not None:
+                enclosure = enclosures.get(link.enclosure)
+                if enclosure is None:
+                    raise ValueError(
+                        f"{where}.enclosure: unknown enclosure {link.enclosure!r}"
+                        f"{_known(enclosures)}"
+                    )
+                if link.bay is not None and link.bay >= enclosure.bays:
+                    raise ValueError(
+                        f"{where}.bay: bay {link.bay} is outside 0..{enclosure.bays - 1}"
+                    )
+                if link.io_module not in enclosure.io_module_names:
+                    raise ValueError(f"{where}.io_module: no I/O module {link.io_module}")
+        return self
+
+
+def _check_unique(what: str, names: list[str]) -> None:
+    """Refuse a name used twice."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise ValueError(f"{what}: {name!r} is used twice")
+        seen.add(name)
+
+
+def _known(names: dict[str, Any]) -> str:
+    """The names that would have been accepted, for an error message."""
+    return f" (known: {', '.join(names)})" if names else " (none defined)"
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    """A pydantic error location as a field path: `hba[0].phys`."""
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def spec_from_data(data: Any, origin: str = "spec") -> HostSpec:
+    """A validated spec from parsed TOML/YAML data; errors name each field at fault."""
+    if not isinstance(data, dict):
+        raise SpecError(f"{origin}: the top level must be a table of sections")
+    try:
+        return HostSpec.model_validate(data)
+    except ValidationError as err:
+        lines = []
+        for error in err.errors():
+            where = _location(tuple(error["loc"]))
+            message = str(error["msg"]).removeprefix("Value error, ")
+            lines.append(f"{where}: {message}" if where else message)
+        raise SpecError(f"{origin}: " + "; ".join(lines)) from None
+
+
+def load_spec(path: Path) -> HostSpec:
+    """Read a spec file: TOML (`.toml`) or YAML (`.yaml`, `.yml`), chosen by suffix."""
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".toml":
+            with open(path, "rb") as handle:
+                data: Any = tomllib.load(handle)
+        elif suffix in (".yaml", ".yml"):
+            with open(path, encoding="utf-8") as handle:
+                data = yaml.safe_load(handle)
+        else:
+            raise SpecError(f"{path}: unknown spec format {suffix!r} (use .toml, .yaml or .yml)")
+    except (tomllib.TOMLDecodeError, yaml.YAMLError) as err:
+        raise SpecError(f"{path}: not valid {suffix[1:].upper()}: {err}") from None
+    return spec_from_data(data, str(path))

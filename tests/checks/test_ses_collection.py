@@ -14,7 +14,6 @@ from pinchpoint.checks import ses
 from pinchpoint.checks.commands import Command, CommandResult
 from pinchpoint.checks.inventory import collect_inventory
 from pinchpoint.checks.source import LiveSource, SnapshotSource
-from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.problems import ProblemKind
 from pinchpoint.simulator import load_spec, write_snapshot
 

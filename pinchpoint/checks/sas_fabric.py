@@ -240,6 +240,7 @@ class FabricBuilder:
                     vendor=dev.vendor,
                     product=dev.model,
                     revision=dev.revision,
+                    serial=dev.serial,
                     expander_id=reach.expander_path[-1] if reach.expander_path else None,
                 )
                 self.seen.ses_devices[ses_id] = ses
@@ -362,6 +363,7 @@ class FabricBuilder:
             enc.nickname = enc.nickname or f.nickname
             enc.bay_count = enc.bay_count or f.slot_count
         for ses in enc.ses_devices:
+            enc.serial = enc.serial or ses.serial
             enc.vendor = enc.vendor or ses.vendor
             enc.product = enc.product or ses.product
             enc.revision = enc.revision or ses.revision
@@ -449,6 +451,20 @@ class FabricBuilder:
                     found[slot.device_hctl] = (facts.logical_id, slot.index)
         return found
 
+    def _add_ses_port_addresses(self, disk: Disk) -> None:
+        """Port addresses SES lists for the disk's bay: port B of a dual-ported disk shows
+        there even when no path reaches it (the single-pathed JBOD of field case 1)."""
+        if disk.enclosure_id is None or disk.slot is None:
+            return
+        logical = disk.enclosure_id.split(":", 1)[1]
+        for facts in self.ses.values():
+            slot = facts.slots.get(disk.slot) if facts.logical_id == logical else None
+            if slot is None or not set(slot.sas_addresses) & set(disk.port_sas_addresses):
+                continue  # only a bay whose SES entry names this very disk
+            disk.port_sas_addresses.extend(
+                a for a in slot.sas_addresses if a not in disk.port_sas_addresses
+            )
+
     def _disks(self) -> list[Disk]:
         by_address = self._slot_by_address()
         by_hctl = self._slot_by_hctl()
@@ -490,6 +506,7 @@ class FabricBuilder:
                     if place:
                         disk.enclosure_id = ids.enclosure_id(place[0])
                         disk.slot = place[1]
+            self._add_ses_port_addresses(disk)
             disk.path_count = len({path_route(p) for p in disk.paths})
             disks.append(disk)
         return sorted(
@@ -596,7 +613,7 @@ class FabricBuilder:
             return 2, f"SES lists {dual} slots holding dual-ported disks"
         dual_disks = [d for d in disks if len(d.port_sas_addresses) >= 2]
         if dual_disks:
-            return 2, f"{len(dual_disks)} of its disks are reached through two SAS ports"
+            return 2, f"{len(dual_disks)} of its disks are dual-ported (two SAS port addresses)"
         peers = [
             e
             for e in enclosures

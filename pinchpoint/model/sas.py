@@ -121,6 +121,7 @@ class SesDevice(BaseModel):
     vendor: str | None = None
     product: str | None = None
     revision: str | None = None
+    serial: str | None = None  # VPD page 0x80 of the SES device
     expander_id: str | None = None  # the expander it sits on
     hba_port_ids: list[str] = Field(default_factory=list)
     in_enclosure_class: bool = False  # False when the kernel made no /sys/class/enclosure entry

@@ -189,3 +189,13 @@ def test_an_hba_without_sas_transport_still_shows_disks_and_enclosure(tmp_path: 
     assert (enclosure.paths, enclosure.paths_expected) == (2, 2)
     assert len(inventory.sas.disks) == 24
     assert "registers no SAS transport class" in "\n".join(p.reason for p in inventory.problems)
+
+
+def test_single_pathed_disks_still_show_both_ports_from_ses(demo: Inventory) -> None:
+    """Port B of a dual-ported disk in JBOD-003 has no path, but SES lists its address."""
+    jbod = by_name(demo)["JBOD-003"]
+    disks = [d for d in demo.sas.disks if d.enclosure_id == jbod.id]
+    assert all(d.path_count == 1 for d in disks)
+    assert all(len(d.port_sas_addresses) == 2 for d in disks)
+    assert all(d.serial for d in disks)
+    assert jbod.serial

@@ -1,0 +1,1 @@
+"""What we look at: collectors and parsers, each reading through a `Source`."""

@@ -246,15 +246,23 @@ class SasSysfsWalker:
         )
         if not sas_transport:
             return host
-        for entry in self.read.entries(host_dir):
-            if entry.startswith("phy-"):
-                phy = self._phy(f"{host_dir}/{entry}", entry)
-                if phy is not None:
-                    host.phys.append(phy)
-            elif entry.startswith("port-"):
-                host.ports.append(self._port(f"{host_dir}/{entry}", entry))
-        host.phys.sort(key=lambda p: p.phy_identifier)
+        host.phys, host.ports = self._phys_and_ports(host_dir)
         return host
+
+    def _phys_and_ports(
+        self, parent_dir: str, owner_address: str | None = None, owner_type: str | None = None
+    ) -> tuple[list[Phy], list[PortNode]]:
+        """The `phy-*` and `port-*` children of a host or expander directory."""
+        phys, ports = [], []
+        for entry in self.read.entries(parent_dir):
+            if entry.startswith("phy-"):
+                phy = self._phy(f"{parent_dir}/{entry}", entry, owner_address, owner_type)
+                if phy is not None:
+                    phys.append(phy)
+            elif entry.startswith("port-"):
+                ports.append(self._port(f"{parent_dir}/{entry}", entry))
+        phys.sort(key=lambda p: p.phy_identifier)
+        return phys, ports
 
     def _pcie_link(self, pci_dir: str) -> PcieLink | None:
         link = PcieLink(
@@ -338,14 +346,7 @@ class SasSysfsWalker:
             level=self.read.integer(f"{info}/level"),
             device_type=self.read.value(f"{device}/device_type"),
         )
-        for entry in self.read.entries(exp_dir):
-            if entry.startswith("phy-"):
-                phy = self._phy(f"{exp_dir}/{entry}", entry, node.sas_address, node.device_type)
-                if phy is not None:
-                    node.phys.append(phy)
-            elif entry.startswith("port-"):
-                node.ports.append(self._port(f"{exp_dir}/{entry}", entry))
-        node.phys.sort(key=lambda p: p.phy_identifier)
+        node.phys, node.ports = self._phys_and_ports(exp_dir, node.sas_address, node.device_type)
         return node
 
     def _end_device(self, dev_dir: str, name: str) -> EndDevice:

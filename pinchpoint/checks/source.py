@@ -264,7 +264,9 @@ class RecordingSource(LiveSource):
 
     def run(self, command: Command) -> CommandResult:
         result = super().run(command)
-        if result.ok:
+        # Keep whatever the tool printed: smartctl exits non-zero with a full report whenever
+        # a log holds errors, and its JSON carries that status itself.
+        if result.ok or (result.status is CommandStatus.FAILED and result.stdout.strip()):
             dest = Path(self.out, "commands", command.key)
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_text(result.stdout, encoding="utf-8")

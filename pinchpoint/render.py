@@ -17,6 +17,7 @@ from rich.tree import Tree
 
 from pinchpoint.model.inventory import Inventory, SourceKind
 from pinchpoint.model.sas import Disk, Enclosure, Hba, HbaPort, Phy, SasFabric
+from pinchpoint.render_host import host_tables
 
 OK = "✔"
 SHORT = "✖"
@@ -285,7 +286,7 @@ def disk_table(fabric: SasFabric) -> Table:
 
 def problems_table(inventory: Inventory) -> RenderableType:
     if not inventory.problems:
-        return Text(f"{OK} everything the SAS collectors look at was read", style="green")
+        return Text(f"{OK} everything the collectors look at was read", style="green")
     table = Table(title="Not collected", title_justify="left")
     for column in ("part", "what", "why"):
         table.add_column(column)
@@ -300,5 +301,6 @@ def inventory_view(inventory: Inventory, *, with_disks: bool = False) -> Group:
         parts.append(enclosure_table(inventory.sas))
     if with_disks:
         parts.append(disk_table(inventory.sas))
+    parts.extend(host_tables(inventory))
     parts.append(problems_table(inventory))
     return Group(*parts)

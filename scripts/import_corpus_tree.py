@@ -17,7 +17,7 @@ import shutil
 from pathlib import Path
 
 # A flattened link: a relative path with no whitespace and no trailing newline.
-_LINK_TEXT = re.compile(r"^(\.\./)*[A-Za-z0-9_.:+@-]+(/[A-Za-z0-9_.:+@-]+)*$")
+_LINK_TEXT = re.compile(r"^(\.\./)*[A-Za-z0-9_.:+@-]+(/[A-Za-z0-9_.:+@-]+)*/?$")
 
 
 def flattened_link_target(path: Path) -> str | None:
@@ -30,7 +30,7 @@ def flattened_link_target(path: Path) -> str | None:
     text = data.decode("utf-8", errors="replace")
     if "/" not in text or not _LINK_TEXT.match(text):
         return None
-    return text
+    return text.rstrip("/")
 
 
 def import_tree(src: Path, dest: Path, parts: list[str]) -> tuple[int, int]:

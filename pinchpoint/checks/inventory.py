@@ -12,15 +12,29 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TypeVar
 
+from pinchpoint.checks.block import collect_block
 from pinchpoint.checks.enclosure_class import SesFacts
+from pinchpoint.checks.fc import collect_fc
+from pinchpoint.checks.multipath import collect_multipath
+from pinchpoint.checks.network import collect_network
+from pinchpoint.checks.pcie import collect_pcie
 from pinchpoint.checks.sas_fabric import FabricBuilder
 from pinchpoint.checks.sas_sysfs import HostNode, SasSysfsWalker
 from pinchpoint.checks.ses import collect_ses_facts
+from pinchpoint.checks.smart import collect_health, health_devices
 from pinchpoint.checks.source import Source, SourceError
 from pinchpoint.checks.sysfs import ProblemLog
+from pinchpoint.checks.zfs import collect_zfs
+from pinchpoint.model.block import BlockInventory
+from pinchpoint.model.fc import FcInventory
+from pinchpoint.model.health import DiskHealthInventory
 from pinchpoint.model.inventory import HostInfo, Inventory, SourceKind
+from pinchpoint.model.multipath import MultipathInventory
+from pinchpoint.model.network import Network
+from pinchpoint.model.pcie import PcieInventory
 from pinchpoint.model.problems import ProblemKind
 from pinchpoint.model.sas import SasFabric
+from pinchpoint.model.zfs import ZfsInventory
 
 log = logging.getLogger(__name__)
 
@@ -67,10 +81,20 @@ def _guarded(part: str, problems: ProblemLog, fallback: T, step: Callable[[], T]
         return fallback
 
 
+def _join_health_to_disks(inventory: Inventory) -> None:
+    """SMART results carry the disk's id when smartctl reports its WWN; where it reports only
+    a serial, take the topology disk's id so both speak of one disk."""
+    known = {d.id for d in inventory.sas.disks}
+    by_serial = {d.serial: d.id for d in inventory.sas.disks if d.serial}
+    for health in inventory.health.disks:
+        if health.id not in known and health.serial in by_serial:
+            health.id = by_serial[health.serial]
+
+
 def collect_inventory(
     source: Source, *, kind: SourceKind | None = None, progress: Progress | None = None
 ) -> Inventory:
-    """Read everything the inventory holds from `source`."""
+    """Read everything the inventory holds from `source`; each part fails on its own."""
     problems = ProblemLog()
     say = progress or (lambda _msg: None)
     say("reading host identity")
@@ -84,6 +108,52 @@ def collect_inventory(
     ses: dict[str, SesFacts] = _guarded(
         "ses", problems, {}, lambda: collect_ses_facts(source, hosts, problems)
     )
-    say("joining the fabric")
+    say("joining the SAS fabric")
     fabric = _guarded("sas", problems, SasFabric(), lambda: FabricBuilder(hosts, ses).build())
-    return Inventory(host=host, sas=fabric, problems=[*source.open_problems, *problems.problems()])
+    inventory = Inventory(host=host, sas=fabric)
+    say("reading PCIe links")
+    inventory.pcie = _guarded(
+        "pcie", problems, PcieInventory(), lambda: collect_pcie(source, problems)
+    )
+    say("reading NICs and bonds")
+    inventory.network = _guarded(
+        "network", problems, Network(), lambda: collect_network(source, problems)
+    )
+    say("reading Fibre Channel ports")
+    inventory.fc = _guarded("fc", problems, FcInventory(), lambda: collect_fc(source, problems))
+    say("reading dm-multipath maps")
+    inventory.multipath = _guarded(
+        "multipath",
+        problems,
+        MultipathInventory(),
+        lambda: collect_multipath(source, problems, fc=inventory.fc),
+    )
+    say("reading block devices")
+    inventory.block = _guarded(
+        "block", problems, BlockInventory(), lambda: collect_block(source, problems)
+    )
+    say("reading disk health (smartctl)")
+    devices: list[str] = []
+    if source.kind is SourceKind.SNAPSHOT and not source.exists("/commands/smartctl"):
+        # One line, not one per disk, when smartctl was not run at all at capture time.
+        problems.add(
+            "health",
+            "commands/smartctl",
+            ProblemKind.NOT_COLLECTED,
+            "the snapshot holds no smartctl output at all: disk health was not captured",
+        )
+    else:
+        devices = _guarded("health", problems, [], lambda: health_devices(source, problems))
+    inventory.health = _guarded(
+        "health",
+        problems,
+        DiskHealthInventory(),
+        lambda: collect_health(
+            source, devices, problems, progress=lambda done, total: say(f"smartctl {done}/{total}")
+        ),
+    )
+    _join_health_to_disks(inventory)
+    say("reading ZFS pools")
+    inventory.zfs = _guarded("zfs", problems, ZfsInventory(), lambda: collect_zfs(source, problems))
+    inventory.problems = [*source.open_problems, *problems.problems()]
+    return inventory

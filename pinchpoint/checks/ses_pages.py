@@ -226,8 +226,8 @@ def _page_body(text: str, page: str) -> _Body:
             break
         if len(stripped) > MAX_LINE:
             body.warn(f"line {number}: {len(stripped)} characters, not sg_ses output: ignored")
-        elif stripped[0] in "pP" and _is_primary_logical_id(stripped):
-            continue  # it belongs to the next page
+        elif stripped[0] in "pP" and stripped[1:2] in "rR" and _is_primary_logical_id(stripped):
+            continue  # it belongs to the next page ("Pr…": the first letters rule out most lines)
         else:
             numbers.append(number)
             texts.append(stripped)
@@ -959,12 +959,20 @@ def parse_element_descriptors(text: str) -> SesElementDescriptors:
 _ELEMENT_INDEX = re.compile(
     r"element index:\s*(?P<index>\S+)(?:\s+eiioe=(?P<eiioe>\S+))?.*", re.IGNORECASE
 )
-# An expander phy's pair: "[16] connector ei: 2", "[0] no connector; other ei: 13"; with a
-# join (live device) the parts are names instead: "[0] no connector; SLOT 14 [0,13] etype: …".
-_EXPANDER_PAIR = re.compile(r"\[(?P<phy>[^\]]*)\]\s*(?P<rest>.*)")
 _NOTHING_ATTACHED = "no sas device attached"
 _PAIR_TITLE = "attached connector; other_element pairs"  # the line above an expander's pairs
 _SAS_EXPANDER_KEY = _key(SAS_EXPANDER)  # element types compare as `same_element_type` does
+
+
+def _expander_pair(text: str) -> tuple[str, str] | None:
+    """Split an expander phy's pair line at its "]" ("[16] connector ei: 2" -> "16", "connector
+    ei: 2"); None for other lines. Other pairs: "[0] no connector; other ei: 13", and with a join
+    (live device) names instead of indexes: "[0] no connector; SLOT 14 [0,13] etype: …".
+    """
+    phy, bracket, rest = text[1:].partition("]")
+    if text[0] != "[" or not bracket:
+        return None
+    return phy, rest.lstrip()
 
 
 def _is_aes_start(text: str) -> bool:
@@ -991,7 +999,7 @@ class _AesDraft:
 
     fields: dict[str, str] = field(default_factory=dict)
     invalid: bool = False
-    pairs: list[re.Match[str]] = field(default_factory=list)  # "[N] …" lines of an expander
+    pairs: list[tuple[str, str]] = field(default_factory=list)  # expander pairs: phy, the rest
     has_pair_title: bool = False
     phys: list[_PhyDraft] = field(default_factory=list)
 
@@ -1040,7 +1048,7 @@ def _aes_draft(body: _Body, block: _Block, seen: dict[str, _AesLine]) -> _AesDra
     draft = _AesDraft()
     phy: _PhyDraft | None = None  # the phy the lines are about, from its "phy index" line on
     for number, text in zip(block.numbers, block.texts, strict=True):
-        if text[0] == "[" and phy is None and (pair := _EXPANDER_PAIR.fullmatch(text)):
+        if text[0] == "[" and phy is None and (pair := _expander_pair(text)):
             draft.pairs.append(pair)  # unlike the others, each of these lines is different
             continue
         sorted_line = seen.get(text)
@@ -1111,16 +1119,17 @@ def _port_phy(phy: _PhyDraft) -> dict[str, object]:
     }
 
 
-def _expander_phy(match: re.Match[str]) -> dict[str, object]:
-    """One "[N] connector …; other …" pair of a SAS expander element (its `_EXPANDER_PAIR`
-    match), as a `SesExpanderPhy`'s fields."""
-    phy_index = _number(match["phy"], "expander phy index")
-    connector_index, other_index = _pair_indexes(match["rest"])
+def _expander_phy(pair: tuple[str, str]) -> dict[str, object]:
+    """One "[N] connector …; other …" pair of a SAS expander element (as `_expander_pair` split
+    it), as a `SesExpanderPhy`'s fields."""
+    phy, rest = pair
+    phy_index = _number(phy, "expander phy index")
+    connector_index, other_index = _pair_indexes(rest)
     return {
         "phy_index": phy_index,
         "connector_element_index": connector_index,
         "other_element_index": other_index,
-        "description": match["rest"],
+        "description": rest,
     }
 
 
@@ -1196,7 +1205,7 @@ def _sas_phys(element_type: str, phy_count: int | None, draft: _AesDraft) -> dic
     if expander:
         if "sas address" not in draft.fields:
             raise _IncompleteError("the expander has no 'SAS address' line")
-        pairs = [_expander_phy(match) for match in draft.pairs]
+        pairs = [_expander_phy(pair) for pair in draft.pairs]
         if len(pairs) < phy_count:
             raise _IncompleteError(f"{len(pairs)} of {phy_count} expander phys")
         return {

@@ -7,8 +7,15 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
+from pinchpoint.model.block import BlockInventory
+from pinchpoint.model.fc import FcInventory
+from pinchpoint.model.health import DiskHealthInventory
+from pinchpoint.model.multipath import MultipathInventory
+from pinchpoint.model.network import Network
+from pinchpoint.model.pcie import PcieInventory
 from pinchpoint.model.problems import CollectionProblem
 from pinchpoint.model.sas import SasFabric
+from pinchpoint.model.zfs import ZfsInventory
 
 INVENTORY_FORMAT_VERSION = 1
 
@@ -29,7 +36,17 @@ class HostInfo(BaseModel):
 
 
 class Inventory(BaseModel):
+    """Every part of the I/O path; a part that could not be read is empty and says why in
+    `problems`."""
+
     format_version: int = INVENTORY_FORMAT_VERSION
     host: HostInfo
     sas: SasFabric = Field(default_factory=SasFabric)
+    network: Network = Field(default_factory=Network)
+    fc: FcInventory = Field(default_factory=FcInventory)
+    multipath: MultipathInventory = Field(default_factory=MultipathInventory)
+    pcie: PcieInventory = Field(default_factory=PcieInventory)
+    block: BlockInventory = Field(default_factory=BlockInventory)
+    health: DiskHealthInventory = Field(default_factory=DiskHealthInventory)
+    zfs: ZfsInventory = Field(default_factory=ZfsInventory)
     problems: list[CollectionProblem] = Field(default_factory=list)

@@ -57,7 +57,9 @@ def test_demo_has_three_hbas_six_jbods_and_144_disks(demo: Inventory) -> None:
     assert len(fabric.disks) == 144
     assert fabric.path_count == 6 * 24 + 4 * 24
     assert sum(len(e.ses_devices) for e in fabric.enclosures) == 10
-    assert demo.problems == []
+    # The simulator draws the SAS fabric only: those parts read clean, the others say why not.
+    assert [p for p in demo.problems if p.part in ("sas", "ses", "enclosure")] == []
+    assert {p.part for p in demo.problems} <= {"network", "health"}
 
 
 def test_demo_jbods_003_and_012_have_one_path_of_two(demo: Inventory) -> None:

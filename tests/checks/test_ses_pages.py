@@ -424,6 +424,120 @@ def test_additional_status_without_element_index_and_invalid_descriptors() -> No
     assert dual.type_index == 0
 
 
+# --- a 60-bay JBOD: every slot prints the same lines ---------------------------------------------
+
+# The seven status lines of an array device slot, as sg_ses prints them.
+SLOT_STATUS_LINES = [
+    "Predicted failure=0, Disabled=0, Swap=0, status: {status}",
+    "OK=0, Reserved device=0, Hot spare=0, Cons check=0",
+    "In crit array=0, In failed array=0, Rebuild/remap=0, R/R abort=0",
+    "App client bypass A=0, Do not remove=0, Enc bypass A=0, Enc bypass B=0",
+    "Ready to insert=0, RMV=0, Ident={ident}, Report=0",
+    "App client bypass B=0, Fault sensed=0, Fault reqstd=0, Device off=0",
+    "Bypassed A=0, Bypassed B=0, Dev bypassed A=0, Dev bypassed B=0",
+]
+
+
+def test_each_of_60_slots_keeps_its_own_status_flags_and_warnings() -> None:
+    """The parser splits each distinct line once per page: the values, the warnings (with their
+    own line numbers) and the objects of each slot are still its own."""
+    lines = [
+        "Enclosure Status diagnostic page:",
+        "  INVOP=0, INFO=0, NON-CRIT=0, CRIT=1, UNRECOV=0",
+        "  generation code: 0x0",
+        "  status descriptor list",
+        "    Element type: Array device slot, subenclosure id: 0 [ti=0]",
+    ]
+    for slot in [None, *range(60)]:
+        lines.append(
+            "      Overall descriptor:" if slot is None else f"      Element {slot} descriptor:"
+        )
+        status = "Unsupported" if slot is None else "Critical" if slot == 7 else "OK"
+        ident = "x" if slot in (3, 4) else "1" if slot == 7 else "0"
+        lines += [
+            "        " + line.format(status=status, ident=ident) for line in SLOT_STATUS_LINES
+        ]
+    es = parse_enclosure_status("\n".join(lines) + "\n")
+    assert [s.element_number for s in es.slots] == list(range(60)) and not es.truncated
+    assert [s.element_number for s in es.slots if s.status != "OK"] == [7]
+    assert [s.element_number for s in es.slots if s.ident] == [7]
+    assert (es.slots[3].ident, es.slots[3].details) == (None, ["Ident=x"])
+    bad = [number for number, line in enumerate(lines, 1) if "Ident=x" in line]
+    assert [w for w in es.warnings if "Ident=x" in w] == [
+        f"line {number}: 'Ident=x' has no numeric value" for number in bad
+    ]
+    es.slots[0].flags["Ident"] = 1
+    es.slots[0].details.append("changed")
+    assert es.slots[1].ident is False and es.slots[1].details == []  # nothing is shared
+
+
+def test_each_of_60_slots_keeps_its_own_addresses() -> None:
+    """As above, for the aes page: 60 slots of two phys each, and the expander's 68 pairs."""
+    lines = [
+        "Additional element status diagnostic page:",
+        "  generation code: 0x0",
+        "  additional element status descriptor list",
+        "    Element type: Array device slot, subenclosure id: 0 [ti=0]",
+    ]
+    for slot in range(60):
+        lines += [
+            f"      Element index: {slot}  eiioe=0",
+            "        Transport protocol: SAS",
+            f"        number of phys: 2, not all phys: 0, device slot number: {slot}",
+        ]
+        for phy in range(2):
+            lines += [
+                f"        phy index: {phy}",
+                "          SAS device type: end device",
+                "          initiator port for:",
+                "          target port for: SSP",
+                f"          attached SAS address: 0x5000ccab0400a{phy}ff",
+                f"          SAS address: 0x5000c500{slot:04x}{phy:04x}",
+                f"          phy identifier: 0x{slot:x}",
+            ]
+    lines += [
+        "    Element type: SAS expander, subenclosure id: 0 [ti=5]",
+        "      Element index: 60  eiioe=0",
+        "        Transport protocol: SAS",
+        "        number of phys: 68",
+        "        SAS address: 0x5000ccab0400a0ff",
+        "        Attached connector; other_element pairs:",
+        *(f"          [{phy}] no connector; other ei: {phy}" for phy in range(60)),
+        *(f"          [{phy}] connector ei: 61" for phy in range(60, 68)),
+    ]
+    aes = parse_additional_status("\n".join(lines) + "\n")
+    slots = aes.device_slots
+    assert [e.device_slot_number for e in slots] == list(range(60)) and aes.warnings == []
+    assert [[p.sas_address for p in e.phys] for e in slots] == [
+        [f"0x5000c500{slot:04x}0000", f"0x5000c500{slot:04x}0001"] for slot in range(60)
+    ]
+    assert {(p.phy_index, p.attached_sas_address) for e in slots for p in e.phys} == {
+        (0, "0x5000ccab0400a0ff"),
+        (1, "0x5000ccab0400a1ff"),
+    }
+    assert [e.phys[1].phy_identifier for e in slots] == list(range(60))
+    (expander,) = aes.expanders
+    assert [p.other_element_index for p in expander.expander_phys] == [*range(60)] + [None] * 8
+    connectors = [p.connector_element_index for p in expander.expander_phys]
+    assert connectors == [None] * 60 + [61] * 8
+    slots[0].phys[0].target_ports.append("STP")
+    assert slots[1].phys[0].target_ports == ["SSP"]  # nothing is shared between phys
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_crlf_line_ends_give_the_same_model(page: str) -> None:
+    parse = PAGE_PARSERS[page]
+    assert parse(stored(page).replace("\n", "\r\n")) == parse(stored(page))
+
+
+def test_a_primary_logical_id_line_inside_the_page_is_left_to_the_next_page() -> None:
+    """`--page=all` prints the next page's identifier line before its title: it is no phy line."""
+    stray = "  PRIMARY enclosure  logical identifier (hex): 5000ccab0400a03e\n"
+    text = stored("aes").replace("phy identifier: 0x0\n", "phy identifier: 0x0\n" + stray, 1)
+    assert text != stored("aes")
+    assert parse_additional_status(text) == parse_additional_status(stored("aes"))
+
+
 # --- bad input: a clear one-line error, or a partial result that says so --------------------------
 
 PARSERS = [pytest.param(PAGE_PARSERS[page], id=page) for page in PAGES]

@@ -1,0 +1,233 @@
+"""The rest of the I/O path for a terminal: PCIe links, NICs and bonds, FC ports, multipath maps,
+block queue settings, disk health and ZFS. One table per part, shown only where the host has it.
+
+Facts only: a link below its maximum is shown next to the maximum so the reader sees it; judging
+it is the rules' job.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from pinchpoint.model.inventory import Inventory
+from pinchpoint.model.pcie import PcieLink
+
+WARN = "▲"
+
+
+def _table(title: str, *columns: str) -> Table:
+    table = Table(title=title, title_justify="left")
+    for column in columns:
+        table.add_column(column)
+    return table
+
+
+def _mbps(value: int | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value // 1000}G" if value >= 1000 and value % 1000 == 0 else f"{value}M"
+
+
+def _gbps(value: float | None) -> str:
+    return "—" if value is None else f"{value:g}G"
+
+
+def pcie_link_text(link: PcieLink | None) -> Text:
+    """`8 GT/s x8`, with the maximum beside it when the link runs below it."""
+    if link is None or link.current_speed_gts is None:
+        return Text("—")
+    text = Text(f"{link.current_speed_gts:g} GT/s x{link.current_width}")
+    if (link.max_speed_gts, link.max_width) != (link.current_speed_gts, link.current_width):
+        text.append(f"  {WARN} of {link.max_speed_gts:g} GT/s x{link.max_width}", style="yellow")
+    return text
+
+
+def pcie_table(inventory: Inventory) -> Table | None:
+    functions = [f for f in inventory.pcie.functions if not f.virtual_function]
+    if not functions:
+        return None
+    table = _table("PCIe", "function", "kind", "driver", "link", "slot (upstream)", "NUMA", "root")
+    for f in functions:
+        table.add_row(
+            f.pci_address,
+            f.kind.value,
+            f.driver or "—",
+            pcie_link_text(f.link),
+            pcie_link_text(f.upstream_link) if f.upstream_port else Text("—"),
+            "—" if f.numa_node is None else str(f.numa_node),
+            f.root_port or f.root_complex or "—",
+        )
+    return table
+
+
+def network_table(inventory: Inventory) -> Table | None:
+    nics = [n for n in inventory.network.nics if n.kind.value == "physical"]
+    if not nics and not inventory.network.bonds:
+        return None
+    table = _table(
+        "NICs", "interface", "driver", "PCI", "state", "runs at", "both ends", "supports", "bond"
+    )
+    for nic in nics:
+        runs = Text(_mbps(nic.speed_mbps))
+        best = nic.max_common_speed_mbps or nic.max_supported_speed_mbps
+        if nic.speed_mbps is not None and best is not None and nic.speed_mbps < best:
+            runs.append(f" {WARN}", style="yellow")
+        table.add_row(
+            nic.name,
+            nic.driver.driver if nic.driver else "—",
+            nic.pci_address or "—",
+            f"{nic.operstate or '?'}{'' if nic.carrier is not False else ', no carrier'}",
+            runs,
+            _mbps(nic.max_common_speed_mbps),
+            _mbps(nic.max_supported_speed_mbps),
+            nic.bond or "",
+        )
+    for bond in inventory.network.bonds:
+        present = sum(1 for m in bond.members if m.present)
+        up = sum(1 for m in bond.members if m.present and m.mii_status == "up")
+        table.add_row(
+            bond.name,
+            f"bond {bond.mode.value if bond.mode else '?'}",
+            "",
+            bond.mii_status or bond.operstate or "?",
+            _mbps(bond.speed_mbps),
+            "",
+            "",
+            f"{up} of {len(bond.members)} members up"
+            + ("" if present == len(bond.members) else f", {len(bond.members) - present} gone"),
+        )
+    return table
+
+
+def fc_table(inventory: Inventory) -> Table | None:
+    fc = inventory.fc
+    if not fc.ports:
+        return None
+    table = _table(
+        f"Fibre Channel: {fc.adapter_count} adapters ({fc.card_count} cards), "
+        f"{fc.ports_online} of {len(fc.ports)} ports online",
+        "port",
+        "WWPN",
+        "state",
+        "speed",
+        "supports",
+        "adapter",
+        "LUN paths",
+    )
+    for port in fc.ports:
+        speed = Text(_gbps(port.speed_gbps))
+        best = port.max_supported_gbps
+        if port.speed_gbps is not None and best is not None and port.speed_gbps < best:
+            speed.append(f" {WARN}", style="yellow")
+        table.add_row(
+            port.scsi_host,
+            port.port_name or "—",
+            port.port_state or "—",
+            speed,
+            _gbps(best),
+            port.pci_address or "—",
+            str(len(port.luns)),
+        )
+    return table
+
+
+def multipath_table(inventory: Inventory) -> Table | None:
+    maps = inventory.multipath.maps
+    if not maps:
+        return None
+    table = _table("dm-multipath", "map", "WWID", "model", "paths active", "over hosts")
+    for m in maps:
+        table.add_row(
+            m.name or m.dm_device or "—",
+            m.wwid,
+            " ".join(x for x in (m.vendor, m.product) if x),
+            f"{m.paths_active} of {m.path_count}",
+            " ".join(m.scsi_hosts),
+        )
+    return table
+
+
+def block_table(inventory: Inventory) -> Table | None:
+    """Queue settings grouped, so 1,000 identical disks make one row."""
+    devices = [d for d in inventory.block.devices if d.kind.value in ("scsi_disk", "nvme")]
+    devices = devices or list(inventory.block.devices)
+    if not devices:
+        return None
+    groups = Counter(
+        (d.kind.value, d.rotational, d.queue_depth, d.nr_requests, d.scheduler) for d in devices
+    )
+    table = _table(
+        "Block devices: queue settings",
+        "devices",
+        "kind",
+        "rotational",
+        "queue_depth",
+        "nr_requests",
+        "scheduler",
+    )
+    for (kind, rotational, depth, requests, scheduler), count in sorted(
+        groups.items(), key=lambda item: -item[1]
+    ):
+        table.add_row(
+            str(count),
+            kind,
+            "—" if rotational is None else ("yes" if rotational else "no"),
+            "—" if depth is None else str(depth),
+            "—" if requests is None else str(requests),
+            scheduler or "—",
+        )
+    return table
+
+
+def health_table(inventory: Inventory) -> Table | None:
+    health = inventory.health
+    if not health.disks:
+        return None
+    collected = [d for d in health.disks if d.collected]
+    failed = [d for d in collected if d.smart_passed is False]
+    table = _table(
+        f"Disk health (smartctl): {len(collected)} of {len(health.disks)} read, "
+        f"{len(failed)} failing their own SMART check",
+        "device",
+        "model",
+        "serial",
+        "SMART",
+        "notes",
+    )
+    shown = [d for d in health.disks if not d.collected or d.smart_passed is False or d.exit_flags]
+    for disk in shown[:40]:
+        verdict = {True: "passed", False: "FAILED", None: "—"}[disk.smart_passed]
+        notes = ", ".join(f.value for f in disk.exit_flags) or (disk.not_collected_reason or "")
+        table.add_row(disk.device, disk.model or "—", disk.serial or "—", verdict, notes)
+    if len(shown) > 40:
+        table.add_row("…", f"{len(shown) - 40} more", "", "", "")
+    return table
+
+
+def zfs_table(inventory: Inventory) -> Table | None:
+    zfs = inventory.zfs
+    if not zfs.pools and not zfs.vdev_queue_parameters:
+        return None
+    params = ", ".join(f"{k}={v}" for k, v in sorted(zfs.vdev_queue_parameters.items()))
+    table = _table(f"ZFS {zfs.module_version or ''}  {params}".strip(), "pool", "state", "vdevs")
+    for pool in zfs.pools:
+        table.add_row(pool.name, pool.state or "—", str(len(pool.vdevs)))
+    return table
+
+
+def host_tables(inventory: Inventory) -> list[RenderableType]:
+    """Every non-empty table of the non-SAS parts, in the order of the I/O path."""
+    tables = [
+        pcie_table(inventory),
+        network_table(inventory),
+        fc_table(inventory),
+        multipath_table(inventory),
+        block_table(inventory),
+        health_table(inventory),
+        zfs_table(inventory),
+    ]
+    return [t for t in tables if t is not None]

@@ -31,7 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.sas_fabric import FabricBuilder
+from pinchpoint.checks.sas_sysfs import SasSysfsWalker
+from pinchpoint.checks.ses import collect_ses_facts
 from pinchpoint.checks.source import SnapshotSource
+from pinchpoint.checks.sysfs import ProblemLog
 from pinchpoint.simulator import load_spec, write_snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,6 +92,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--no-sasutils", action="store_true", help="skip the sasutils run")
     parser.add_argument(
         "--keep", type=Path, default=None, help="write the snapshot here and keep it"
     )
@@ -109,6 +114,14 @@ def main() -> None:
             started = time.perf_counter()
             inventory = collect_inventory(SnapshotSource(snapshot))
             in_process.append(time.perf_counter() - started)
+        sas_only = []
+        for _ in range(args.runs):
+            started = time.perf_counter()
+            log = ProblemLog()
+            source = SnapshotSource(snapshot)
+            hosts = SasSysfsWalker(source, log).hosts()
+            FabricBuilder(hosts, collect_ses_facts(source, hosts, log)).build()
+            sas_only.append(time.perf_counter() - started)
         ours_disks = len(inventory.sas.disks)
         ours_paths = inventory.sas.path_count
 
@@ -134,7 +147,9 @@ def main() -> None:
         )
         theirs: list[Run] = []
         skipped = None
-        if os.geteuid() != 0 or shutil.which("unshare") is None:
+        if args.no_sasutils:
+            skipped = "not asked for (--no-sasutils)"
+        elif os.geteuid() != 0 or shutil.which("unshare") is None:
             skipped = "needs root and unshare(1) to bind-mount the snapshot on /sys"
         elif not Path(sas_devices).exists():
             skipped = "sasutils is not installed (pip install -e '.[dev]')"
@@ -161,7 +176,11 @@ def main() -> None:
             f"simulated in {simulate_s:.2f} s on {'tmpfs' if in_memory else 'disk'}"
         )
         print(
-            f"- `collect_inventory` in process: best {min(in_process):.3f} s, "
+            f"- SAS fabric alone (sysfs walk, SES, join) in process: best {min(sas_only):.3f} s, "
+            f"median {statistics.median(sas_only):.3f} s"
+        )
+        print(
+            f"- `collect_inventory` (every part) in process: best {min(in_process):.3f} s, "
             f"median {statistics.median(in_process):.3f} s ({args.runs} runs)"
         )
         print(

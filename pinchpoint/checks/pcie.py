@@ -286,7 +286,12 @@ class PcieWalker:
 
 def pci_function(source: Source, pci_address: str, log: ProblemLog) -> PciFunction:
     """The function at `pci_address` ("0000:03:00.0"); a problem says why if it is not found."""
-    walker = PcieWalker(source, log)
+    return _function_at(PcieWalker(source, log), pci_address)
+
+
+def _function_at(walker: PcieWalker, pci_address: str) -> PciFunction:
+    """`pci_function` with a walker that may be shared (bridge links are then read once)."""
+    source, log = walker.source, walker.log
     address = normalise_address(pci_address)
     if address is None:
         log.add(
@@ -318,9 +323,9 @@ def collect_pcie(
     Without `addresses`, SR-IOV virtual functions are left out: they share their physical
     function's link, which is listed.
     """
-    if addresses is not None:
-        return PcieInventory(functions=[pci_function(source, a, log) for a in addresses])
     walker = PcieWalker(source, log)
+    if addresses is not None:
+        return PcieInventory(functions=[_function_at(walker, a) for a in addresses])
     candidates = walker.bus_functions()
     for address, path in (walker.tree() | walker.nvme_functions()).items():
         candidates.setdefault(address, path)  # a partial capture's bus list lacks some

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pinchpoint.checks.source import Source, SourceError
 from pinchpoint.checks.sysfs import ProblemLog, SysfsReader, parse_linkrate, parse_pcie_speed
 from pinchpoint.model import ids
+from pinchpoint.model.pcie import PcieLink
 from pinchpoint.model.problems import ProblemKind
-from pinchpoint.model.sas import PcieLink, Phy, PhyErrorCounters
+from pinchpoint.model.sas import Phy, PhyErrorCounters
 
 PART = "sas"
 _PCI_ADDRESS = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")

@@ -10,14 +10,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field, computed_field
 
-
-class PcieLink(BaseModel):
-    """A PCIe function's link as the kernel reports it (`current_link_speed` etc.)."""
-
-    current_speed_gts: float | None = None  # "8.0 GT/s PCIe" -> 8.0
-    max_speed_gts: float | None = None
-    current_width: int | None = None
-    max_width: int | None = None
+from pinchpoint.model.pcie import PcieLink
 
 
 class PhyErrorCounters(BaseModel):

@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from pinchpoint import __version__
 from pinchpoint.checks.capture import capture, capture_tarball
@@ -56,10 +65,15 @@ def demo_source() -> Iterator[Source]:
             yield source
 
 
+_COUNTED_STEP = re.compile(r"^(?P<what>.+?) (?P<done>\d+)/(?P<total>\d+)$")  # "smartctl 12/144"
+
+
 def _progress() -> Progress:
     return Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
         TimeElapsedColumn(),
         console=errors,
         transient=True,
@@ -67,12 +81,28 @@ def _progress() -> Progress:
     )
 
 
+def _reporter(progress: Progress, task: TaskID) -> Callable[[str], None]:
+    """A collector's progress messages on the bar: counted steps ("smartctl 12/144") fill it."""
+
+    def report(message: str) -> None:
+        counted = _COUNTED_STEP.match(message)
+        if counted is None:
+            progress.update(task, description=message, total=None, completed=0)
+        else:
+            progress.update(
+                task,
+                description=counted["what"],
+                total=int(counted["total"]),
+                completed=int(counted["done"]),
+            )
+
+    return report
+
+
 def _collect(source: Source, kind: SourceKind | None = None) -> Inventory:
     with _progress() as progress:
         task = progress.add_task("inventory", total=None)
-        return collect_inventory(
-            source, kind=kind, progress=lambda msg: progress.update(task, description=msg)
-        )
+        return collect_inventory(source, kind=kind, progress=_reporter(progress, task))
 
 
 def _show(inventory: Inventory, as_json: bool, disks: bool) -> None:
@@ -142,7 +172,7 @@ def capture_command(
     try:
         with _progress() as progress:
             task = progress.add_task("capture", total=None)
-            say = lambda msg: progress.update(task, description=msg)  # noqa: E731
+            say = _reporter(progress, task)
             result = capture_tarball(out, progress=say) if tar else capture(out, progress=say)
     except FileExistsError as err:
         raise fail(f"{err}; choose a new path") from None

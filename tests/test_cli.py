@@ -115,3 +115,18 @@ def test_simulate_names_the_bad_field_of_a_spec(tmp_path: Path) -> None:
     missing = runner.invoke(app, ["simulate", str(tmp_path / "none.toml"), "--out", "x"])
     assert missing.exit_code == 2
     assert "no such spec file" in missing.output
+
+
+def test_counted_steps_fill_the_progress_bar() -> None:
+    """smartctl reports `done/total`: the bar shows it; other steps just name themselves."""
+    from pinchpoint import cli
+
+    progress = cli._progress()
+    task = progress.add_task("inventory", total=None)
+    report = cli._reporter(progress, task)
+    report("smartctl 48/144")
+    state = progress.tasks[0]
+    assert (state.description, state.total, state.completed) == ("smartctl", 144, 48)
+    report("reading ZFS pools")
+    state = progress.tasks[0]
+    assert (state.description, state.total) == ("reading ZFS pools", None)

@@ -84,13 +84,19 @@ def _progress() -> Progress:
 def _reporter(progress: Progress, task: TaskID) -> Callable[[str], None]:
     """A collector's progress messages on the bar: counted steps ("smartctl 12/144") fill it."""
 
+    current = [task]
+
     def report(message: str) -> None:
         counted = _COUNTED_STEP.match(message)
         if counted is None:
-            progress.update(task, description=message, total=None, completed=0)
+            if progress.tasks and progress.tasks[-1].total is not None:
+                # after a counted step, a fresh task: an open-ended step has no bar to fill
+                progress.remove_task(current[0])
+                current[0] = progress.add_task(message, total=None)
+            progress.update(current[0], description=message)
         else:
             progress.update(
-                task,
+                current[0],
                 description=counted["what"],
                 total=int(counted["total"]),
                 completed=int(counted["done"]),

@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-from pinchpoint.checks.source import Source, SourceError
+from pinchpoint.checks.source import Source
 from pinchpoint.checks.sysfs import ProblemLog, SysfsReader
 from pinchpoint.model.block import (
     SECTOR_BYTES,
@@ -98,22 +98,11 @@ class BlockWalker:
 
     def device_dir(self, name: str) -> str | None:
         """The directory `/sys/block/<name>` leads to; None (and a problem) if it leads nowhere."""
-        entry = f"{SYS_BLOCK}/{name}"
-        try:
-            path = self.source.resolve(entry)
-        except SourceError as err:
-            self.log.add(PART, entry, err.kind, f"not collected: {err.reason}")
-            return None
-        if self.source.is_dir(path):
-            return path
-        self.log.add(
-            PART,
-            entry,
-            ProblemKind.UNREADABLE,
-            f"not collected: dangling symlink to {path} (the device was removed while it was "
-            "read, or the capture is partial)",
+        return self.read.directory(
+            f"{SYS_BLOCK}/{name}",
+            "dangling symlink to {path} (the device was removed while it was read, or the "
+            "capture is partial)",
         )
-        return None
 
     def device(self, name: str, path: str) -> BlockDevice:
         """Every fact of one device read below its directory `path`."""

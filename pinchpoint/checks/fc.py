@@ -224,22 +224,11 @@ class _FcCollector:
 
     def _attributes_dir(self, name: str) -> str | None:
         """`/sys/class/fc_host/hostN` followed to its device directory."""
-        class_path = f"/sys/class/fc_host/{name}"
-        try:
-            attrs = self.source.resolve(class_path)
-        except SourceError as err:
-            self.log.add(PART, class_path, err.kind, f"not collected: {err.reason}")
-            return None
-        if not self.source.is_dir(attrs):
-            self.log.add(
-                PART,
-                class_path,
-                ProblemKind.UNREADABLE,
-                "not collected: the class entry leads nowhere (dangling symlink: the port was "
-                "removed while it was being read?)",
-            )
-            return None
-        return attrs
+        return self.read.directory(
+            f"/sys/class/fc_host/{name}",
+            "the class entry leads nowhere (dangling symlink: the port was removed while it "
+            "was being read?)",
+        )
 
     def port(self, name: str) -> FcPort | None:
         attrs = self._attributes_dir(name)
@@ -386,19 +375,11 @@ class _FcCollector:
             port.remote_ports.sort(key=lambda r: _rport_order(r.name))
 
     def remote_port(self, name: str, local_id: str, channel: int) -> FcRemotePort | None:
-        class_path = f"/sys/class/fc_remote_ports/{name}"
-        try:
-            attrs = self.source.resolve(class_path)
-        except SourceError as err:
-            self.log.add(PART, class_path, err.kind, f"not collected: {err.reason}")
-            return None
-        if not self.source.is_dir(attrs):
-            self.log.add(
-                PART,
-                class_path,
-                ProblemKind.UNREADABLE,
-                "not collected: the class entry leads nowhere (the remote port went away?)",
-            )
+        attrs = self.read.directory(
+            f"/sys/class/fc_remote_ports/{name}",
+            "the class entry leads nowhere (the remote port went away?)",
+        )
+        if attrs is None:
             return None
         read = self.read
         wwpn = read.value(f"{attrs}/port_name")

@@ -430,25 +430,17 @@ class FabricBuilder:
 
     # -- disks ---------------------------------------------------------------------------
 
-    def _slot_by_address(self) -> dict[str, tuple[str, int]]:
-        """Disk port SAS address -> (logical id, slot), from SES additional element status."""
+    def _places(self) -> dict[str, tuple[str, int]]:
+        """Where SES puts each disk: its port SAS addresses (additional element status) and
+        the H:C:T:L of its `/sys/class/enclosure` device link -> (logical id, bay)."""
         found: dict[str, tuple[str, int]] = {}
         for facts in self.ses.values():
             if not facts.logical_id:
                 continue
             for slot in facts.slots.values():
-                for address in slot.sas_addresses:
-                    found[address] = (facts.logical_id, slot.index)
-        return found
-
-    def _slot_by_hctl(self) -> dict[str, tuple[str, int]]:
-        found: dict[str, tuple[str, int]] = {}
-        for facts in self.ses.values():
-            if not facts.logical_id:
-                continue
-            for slot in facts.slots.values():
-                if slot.device_hctl:
-                    found[slot.device_hctl] = (facts.logical_id, slot.index)
+                for key in [*slot.sas_addresses, slot.device_hctl]:
+                    if key:
+                        found[key] = (facts.logical_id, slot.index)
         return found
 
     def _add_ses_port_addresses(self, disk: Disk) -> None:
@@ -466,8 +458,7 @@ class FabricBuilder:
             )
 
     def _disks(self) -> list[Disk]:
-        by_address = self._slot_by_address()
-        by_hctl = self._slot_by_hctl()
+        places = self._places()
         grouped: dict[str, list[tuple[DiskPath, ScsiDevice, EndDevice | None]]] = defaultdict(list)
         for entry in self.seen.paths:
             path, dev, end = entry
@@ -500,9 +491,7 @@ class FabricBuilder:
                     disk.enclosure_id = ids.enclosure_id(end.enclosure_identifier)
                     disk.slot = end.bay
                 if disk.enclosure_id is None:
-                    place = by_hctl.get(dev.hctl) or (
-                        by_address.get(path.target_sas_address) if path.target_sas_address else None
-                    )
+                    place = places.get(dev.hctl) or places.get(path.target_sas_address or "")
                     if place:
                         disk.enclosure_id = ids.enclosure_id(place[0])
                         disk.slot = place[1]

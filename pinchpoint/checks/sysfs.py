@@ -102,6 +102,21 @@ class SysfsReader:
             self._note(err)
             return []
 
+    def directory(self, entry: str, nowhere: str) -> str | None:
+        """The directory a class or bus entry leads to; None, with `nowhere` recorded as the
+        reason, when it leads to no directory (a dangling link in a partial capture)."""
+        try:
+            path = self.source.resolve(entry)
+        except SourceError as err:
+            self.log.add(self.part, entry, err.kind, f"not collected: {err.reason}")
+            return None
+        if self.source.is_dir(path):
+            return path
+        self.log.add(
+            self.part, entry, ProblemKind.UNREADABLE, f"not collected: {nowhere.format(path=path)}"
+        )
+        return None
+
     def link_name(self, path: str) -> str | None:
         """The last component of a symlink's target (e.g. the port a phy belongs to)."""
         try:

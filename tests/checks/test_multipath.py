@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import stat
 from pathlib import Path
 
 import pytest
+from tool_stubs import fake_tool_dir
 
 from pinchpoint.checks import multipath
 from pinchpoint.checks.fc import collect_fc
@@ -36,16 +36,6 @@ def san_copy(tmp_path: Path) -> Path:
 def collect(source: Source) -> tuple[MultipathInventory, list[CollectionProblem]]:
     log = ProblemLog()
     return collect_multipath(source, log), log.problems()
-
-
-def fake_multipath(tmp_path: Path, body: str) -> Path:
-    """A directory holding only a `multipath` script with `body`."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    tool = bin_dir / "multipath"
-    tool.write_text(f"#!/bin/sh\n{body}\n")
-    tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
-    return bin_dir
 
 
 # -- joined ---------------------------------------------------------------------------------
@@ -102,7 +92,7 @@ def test_a_sas_host_is_named_and_left_for_the_sas_inventory_to_join(san_copy: Pa
 
 def test_a_capture_records_what_the_collector_reads(tmp_path: Path) -> None:
     out = tmp_path / "capture"
-    bin_dir = fake_multipath(tmp_path, f"exec {shutil.which('cat')} {SAN_HOST / LL}")
+    bin_dir = fake_tool_dir(tmp_path, "multipath", f"exec {shutil.which('cat')} {SAN_HOST / LL}")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("PATH", str(bin_dir))
         live, live_problems = collect(RecordingSource(out, root=str(SAN_HOST)))
@@ -180,8 +170,8 @@ def test_multipath_failing_names_the_telling_line(san_copy: Path, tmp_path: Path
         "3789.038904 | cannot get kernel dm version\n"
     )
     (tmp_path / "stderr.txt").write_text(stderr)
-    bin_dir = fake_multipath(
-        tmp_path, f"{shutil.which('cat')} {tmp_path / 'stderr.txt'} >&2; exit 1"
+    bin_dir = fake_tool_dir(
+        tmp_path, "multipath", f"{shutil.which('cat')} {tmp_path / 'stderr.txt'} >&2; exit 1"
     )
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("PATH", str(bin_dir))
@@ -198,7 +188,9 @@ def test_multipath_failing_names_the_telling_line(san_copy: Path, tmp_path: Path
 def test_a_hung_multipath_times_out(
     san_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("PATH", str(fake_multipath(tmp_path, f"exec {shutil.which('sleep')} 60")))
+    monkeypatch.setenv(
+        "PATH", str(fake_tool_dir(tmp_path, "multipath", f"exec {shutil.which('sleep')} 60"))
+    )
     monkeypatch.setattr(multipath, "MULTIPATH_TIMEOUT_S", 0.3)
     inventory, problems = collect(LiveSource(root=str(san_copy)))
     (problem,) = problems

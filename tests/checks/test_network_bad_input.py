@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import stat
 from pathlib import Path
 
 import pytest
+from tool_stubs import fake_tool_dir
 
 from pinchpoint.checks import network as network_module
 from pinchpoint.checks.network import collect_network
@@ -144,15 +144,6 @@ def test_a_speed_that_is_not_a_number_is_garbled(e1000e: Path) -> None:
 # --- ethtool missing, failing, garbled, hung --------------------------------------------------
 
 
-def fake_ethtool(tmp_path: Path, body: str) -> Path:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    tool = bin_dir / "ethtool"
-    tool.write_text(f"#!/bin/sh\n{body}\n")
-    tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
-    return bin_dir
-
-
 def test_ethtool_missing(e1000e: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     empty = tmp_path / "empty-bin"
     empty.mkdir()
@@ -176,7 +167,7 @@ def test_ethtool_missing(e1000e: Path, tmp_path: Path, monkeypatch: pytest.Monke
 
 def test_ethtool_failing(e1000e: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     body = "echo 'Cannot get device settings: No such device' >&2; exit 1"
-    monkeypatch.setenv("PATH", str(fake_ethtool(tmp_path, body)))
+    monkeypatch.setenv("PATH", str(fake_tool_dir(tmp_path, "ethtool", body)))
     network, problems = collect(LiveSource(root=str(e1000e)))
     nic = network.nics[0]
     assert nic.speed_mbps == 1000
@@ -193,7 +184,9 @@ def test_ethtool_failing_with_its_words_on_stdout(
     e1000e: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What ethtool 6.1 does for an ifb: "No data available" on stdout, status 75."""
-    monkeypatch.setenv("PATH", str(fake_ethtool(tmp_path, "echo 'No data available'; exit 75")))
+    monkeypatch.setenv(
+        "PATH", str(fake_tool_dir(tmp_path, "ethtool", "echo 'No data available'; exit 75"))
+    )
     _, problems = collect(LiveSource(root=str(e1000e)))
     assert problems[0].reason == "ethtool exited with status 75: No data available"
 
@@ -201,7 +194,9 @@ def test_ethtool_failing_with_its_words_on_stdout(
 def test_ethtool_printing_garbage(
     e1000e: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("PATH", str(fake_ethtool(tmp_path, "echo 'lorem ipsum'; echo 'dolor sit'")))
+    monkeypatch.setenv(
+        "PATH", str(fake_tool_dir(tmp_path, "ethtool", "echo 'lorem ipsum'; echo 'dolor sit'"))
+    )
     network, problems = collect(LiveSource(root=str(e1000e)))
     nic = network.nics[0]
     assert nic.speed_mbps == 1000
@@ -220,7 +215,9 @@ def test_ethtool_printing_garbage(
 
 
 def test_ethtool_hung(e1000e: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PATH", str(fake_ethtool(tmp_path, f"exec {shutil.which('sleep')} 60")))
+    monkeypatch.setenv(
+        "PATH", str(fake_tool_dir(tmp_path, "ethtool", f"exec {shutil.which('sleep')} 60"))
+    )
     monkeypatch.setattr(network_module, "ETHTOOL_TIMEOUT_S", 0.3)
     network, problems = collect(LiveSource(root=str(e1000e)))
     assert network.nics[0].speed_mbps == 1000

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import stat
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from tool_stubs import fake_tool_dir
 
 from pinchpoint.checks import ses
 from pinchpoint.checks.commands import Command, CommandResult
@@ -107,19 +107,12 @@ def test_missing_pages_read_as_not_collected(host: Path) -> None:
     assert "holds no output of `sg_ses --page=cf" in not_collected[0].reason
 
 
-def fake_tool_dir(tmp_path: Path, body: str) -> Path:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    tool = bin_dir / "sg_ses"
-    tool.write_text(f"#!/bin/sh\n{body}\n")
-    tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
-    return bin_dir
-
-
 def test_a_hung_sg_ses_times_out_and_the_inventory_completes(
     host: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("PATH", str(fake_tool_dir(tmp_path, f"exec {shutil.which('sleep')} 60")))
+    monkeypatch.setenv(
+        "PATH", str(fake_tool_dir(tmp_path, "sg_ses", f"exec {shutil.which('sleep')} 60"))
+    )
     monkeypatch.setattr(ses, "SG_SES_TIMEOUT_S", 0.3)
     inventory = collect_inventory(LiveSource(root=str(host)))
     timeouts = [p for p in inventory.problems if p.kind is ProblemKind.TIMEOUT]

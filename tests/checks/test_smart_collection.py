@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import shutil
-import stat
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from tool_stubs import fake_tool_dir
 
 from pinchpoint.checks.smart import collect_health, health_devices, smartctl_command
 from pinchpoint.checks.smart_json import parse_smartctl_json
@@ -178,15 +178,10 @@ def test_no_devices_no_work(tmp_path: Path) -> None:
 
 def fake_smartctl(tmp_path: Path, cases: dict[str, str], default: str) -> Path:
     """A `smartctl` shell script answering per device (`$3` is `/dev/<dev>`)."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
     lines = ["#!/bin/sh", 'case "$3" in']
     lines += [f"  /dev/{device}) {action};;" for device, action in cases.items()]
-    lines += [f"  *) {default};;", "esac", ""]
-    tool = bin_dir / "smartctl"
-    tool.write_text("\n".join(lines))
-    tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
-    return bin_dir
+    lines += [f"  *) {default};;", "esac"]
+    return fake_tool_dir(tmp_path, "smartctl", "\n".join(lines[1:]))
 
 
 def cat(name: str, status: int) -> str:

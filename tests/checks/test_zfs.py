@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import shlex
 import shutil
-import stat
 from pathlib import Path
 
 import pytest
+from tool_stubs import fake_tool_dir
 
 from pinchpoint.checks import zfs
 from pinchpoint.checks.source import LiveSource, RecordingSource, SnapshotSource
@@ -92,7 +92,10 @@ def test_a_recorded_capture_reads_back_the_same(
 ) -> None:
     """`capture` records zpool's output, the module files and the by-id links it followed."""
     monkeypatch.setenv(
-        "PATH", str(fake_zpool(tmp_path, f"{shutil.which('cat')} {shlex.quote(str(TANK_TEXT))}"))
+        "PATH",
+        str(
+            fake_tool_dir(tmp_path, "zpool", f"{shutil.which('cat')} {shlex.quote(str(TANK_TEXT))}")
+        ),
     )
     live = collect_zfs(RecordingSource(tmp_path / "snap", root=str(TANK_SNAPSHOT)), ProblemLog())
     assert (tmp_path / "snap/commands/zpool/status.txt").read_text() == TANK_TEXT.read_text()
@@ -135,7 +138,7 @@ def test_a_zpool_without_its_module_is_an_absent_zfs(
     """What zpool says when the module is not loaded (zfsutils installed, module not)."""
     message = "The ZFS modules are not loaded.\nTry running '/sbin/modprobe zfs' as root."
     monkeypatch.setenv(
-        "PATH", str(fake_zpool(tmp_path, f"echo {shlex.quote(message)} >&2; exit 1"))
+        "PATH", str(fake_tool_dir(tmp_path, "zpool", f"echo {shlex.quote(message)} >&2; exit 1"))
     )
     (tmp_path / "root/sys").mkdir(parents=True)
     inventory, log = collect(LiveSource(root=str(tmp_path / "root")))
@@ -148,16 +151,6 @@ def test_a_zpool_without_its_module_is_an_absent_zfs(
 
 
 # -- a broken zpool on a host with ZFS ---------------------------------------------------
-
-
-def fake_zpool(tmp_path: Path, body: str) -> Path:
-    """A directory holding a `zpool` shell script with `body`, to put on PATH."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir(exist_ok=True)
-    tool = bin_dir / "zpool"
-    tool.write_text(f"#!/bin/sh\n{body}\n")
-    tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
-    return bin_dir
 
 
 @pytest.fixture
@@ -195,7 +188,7 @@ def test_a_failing_zpool_is_reported_with_its_message(
     zfs_host: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     body = "echo 'internal error: Bad file descriptor' >&2; exit 2"
-    monkeypatch.setenv("PATH", str(fake_zpool(tmp_path, body)))
+    monkeypatch.setenv("PATH", str(fake_tool_dir(tmp_path, "zpool", body)))
     inventory, log = collect(LiveSource(root=str(zfs_host)))
     assert inventory.pools == []
     assert only_problem(log) == (
@@ -208,7 +201,9 @@ def test_a_failing_zpool_is_reported_with_its_message(
 def test_a_hung_zpool_times_out(
     zfs_host: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("PATH", str(fake_zpool(tmp_path, f"exec {shutil.which('sleep')} 60")))
+    monkeypatch.setenv(
+        "PATH", str(fake_tool_dir(tmp_path, "zpool", f"exec {shutil.which('sleep')} 60"))
+    )
     monkeypatch.setattr(zfs, "ZPOOL_TIMEOUT_S", 0.3)
     inventory, log = collect(LiveSource(root=str(zfs_host)))
     assert inventory.vdev_queue_parameters == DEFAULTS
@@ -222,7 +217,9 @@ def test_a_hung_zpool_times_out(
 def test_garbled_zpool_output_is_reported(
     zfs_host: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("PATH", str(fake_zpool(tmp_path, "printf 'Segmentation fault\\n'")))
+    monkeypatch.setenv(
+        "PATH", str(fake_tool_dir(tmp_path, "zpool", "printf 'Segmentation fault\\n'"))
+    )
     inventory, log = collect(LiveSource(root=str(zfs_host)))
     assert inventory.pools == []
     assert only_problem(log) == (
@@ -240,7 +237,8 @@ def test_truncated_zpool_output_keeps_the_complete_pools(
     cut = tmp_path / "cut.txt"
     cut.write_text(text[: text.index("rpool          ONLINE")])
     monkeypatch.setenv(
-        "PATH", str(fake_zpool(tmp_path, f"{shutil.which('cat')} {shlex.quote(str(cut))}"))
+        "PATH",
+        str(fake_tool_dir(tmp_path, "zpool", f"{shutil.which('cat')} {shlex.quote(str(cut))}")),
     )
     inventory, log = collect(LiveSource(root=str(zfs_host)))
     assert [p.name for p in inventory.pools] == ["tank"]

@@ -266,11 +266,17 @@ def enclosure_table(fabric: SasFabric) -> Table:
     return table
 
 
-def disk_table(fabric: SasFabric) -> Table:
-    """Every disk with its place and path count (for `inventory --disks`)."""
+def disk_table(inventory: Inventory) -> Table:
+    """Every disk with its place, path count and SMART verdict (for `inventory --disks`)."""
+    fabric = inventory.sas
     enclosures = {e.id: e.name for e in fabric.enclosures}
+    verdicts = {
+        h.id: {True: "passed", False: "FAILED", None: "—"}[h.smart_passed]
+        for h in inventory.health.disks
+    }
     table = Table(title="Disks", title_justify="left")
-    for column in ("enclosure", "bay", "model", "LU name (wwid)", "paths", "block devices"):
+    columns = ("enclosure", "bay", "model", "LU name (wwid)", "paths", "block devices", "SMART")
+    for column in columns:
         table.add_column(column)
     for disk in fabric.disks:
         table.add_row(
@@ -280,6 +286,7 @@ def disk_table(fabric: SasFabric) -> Table:
             disk.wwid or disk.id,
             str(disk.path_count),
             " ".join(p.block_device or p.sg_device or p.hctl for p in disk.paths),
+            verdicts.get(disk.id, "not read"),
         )
     return table
 
@@ -300,7 +307,7 @@ def inventory_view(inventory: Inventory, *, with_disks: bool = False) -> Group:
     if inventory.sas.enclosures:
         parts.append(enclosure_table(inventory.sas))
     if with_disks:
-        parts.append(disk_table(inventory.sas))
+        parts.append(disk_table(inventory))
     parts.extend(host_tables(inventory))
     parts.append(problems_table(inventory))
     return Group(*parts)

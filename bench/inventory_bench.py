@@ -39,7 +39,7 @@ from pinchpoint.checks.sysfs import ProblemLog
 from pinchpoint.simulator import load_spec, write_snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
-SPEC = ROOT / "tests" / "fixtures" / "specs" / "bench_1920.toml"
+SPECS = ROOT / "tests" / "fixtures" / "specs"
 
 
 @dataclass
@@ -92,6 +92,12 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument(
+        "--spec",
+        default="bench_1920",
+        help="spec in tests/fixtures/specs: bench_1920 (SAS fabric, issue 2) or bench_host "
+        "(the same fabric plus 16 NICs, 2 bonds, 4 FC ports, 1,000 SMART outputs: issue 3)",
+    )
     parser.add_argument("--no-sasutils", action="store_true", help="skip the sasutils run")
     parser.add_argument(
         "--keep", type=Path, default=None, help="write the snapshot here and keep it"
@@ -102,10 +108,10 @@ def main() -> None:
     shm = Path("/dev/shm")
     in_memory = shm.is_dir() and os.access(shm, os.W_OK) and shutil.disk_usage(shm).free > 2**30
     tmp = tempfile.mkdtemp(prefix="pinchpoint-bench-", dir=shm if in_memory else None)
-    snapshot = args.keep or Path(tmp, "bench_1920")
+    snapshot = args.keep or Path(tmp, args.spec)
     try:
         started = time.perf_counter()
-        write_snapshot(load_spec(SPEC), snapshot, overwrite=True)
+        write_snapshot(load_spec(SPECS / f"{args.spec}.toml"), snapshot, overwrite=True)
         simulate_s = time.perf_counter() - started
         files = sum(len(f) for _, _, f in os.walk(snapshot))
 
@@ -166,13 +172,16 @@ def main() -> None:
             if theirs[0].returncode:
                 skipped = f"sas_devices failed: {theirs[0].stderr.strip().splitlines()[-1:]}"
 
-        print(f"### inventory of a simulated 1,920-path host ({time.strftime('%Y-%m-%d')})\n")
+        print(f"### inventory of `{args.spec}` ({time.strftime('%Y-%m-%d')})\n")
         print(
             f"- machine: {platform.machine()}, {os.cpu_count()} cores, "
             f"Python {platform.python_version()}, kernel {platform.release()}"
         )
         print(
-            f"- snapshot: {ours_disks} disks, {ours_paths} disk paths, {files} files; "
+            f"- snapshot: {ours_disks} SAS disks, {ours_paths} SAS disk paths, "
+            f"{len(inventory.network.nics)} NICs, {len(inventory.network.bonds)} bonds, "
+            f"{len(inventory.fc.ports)} FC ports, {len(inventory.health.disks)} SMART outputs, "
+            f"{files} files; "
             f"simulated in {simulate_s:.2f} s on {'tmpfs' if in_memory else 'disk'}"
         )
         print(

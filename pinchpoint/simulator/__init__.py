@@ -16,7 +16,8 @@ DEMO_SPEC_PATH = Path(__file__).parent / "specs" / "demo.toml"
 
 
 def demo_spec() -> HostSpec:
-    """The bundled demo host: field case 1, three HBAs and six miscabled JBODs."""
+    """The bundled demo host: field case 1, three HBAs and six miscabled JBODs (and a healthy
+    rest of host: an LACP bond of two 10 GbE ports, a management port, SMART for every disk)."""
     return load_spec(DEMO_SPEC_PATH)
 
 

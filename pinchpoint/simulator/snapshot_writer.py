@@ -10,8 +10,12 @@ from pathlib import Path
 from pinchpoint.model.snapshot import Manifest
 from pinchpoint.simulator.discovery import KernelView, discover
 from pinchpoint.simulator.fabric import SesTarget, build_fabric
+from pinchpoint.simulator.fc import fc_view, write_fc
+from pinchpoint.simulator.network import write_network
+from pinchpoint.simulator.pci import PciWriter
 from pinchpoint.simulator.ses_pages import SesPageSet, ses_page_set
 from pinchpoint.simulator.ses_text import PAGES, page_text
+from pinchpoint.simulator.smart import write_smart
 from pinchpoint.simulator.spec import HostSpec
 from pinchpoint.simulator.sysfs_tree import write_sysfs
 from pinchpoint.simulator.tree_writer import TreeWriter
@@ -66,7 +70,13 @@ def write_snapshot(
         pages.setdefault(dev.ses, ses_page_set(dev.ses))
     writer = TreeWriter(os.fspath(out), share=share_identical_files)
     writer.write("manifest.json", _manifest(spec, captured_at))
-    write_sysfs(writer, view, pages)
+    pci = PciWriter(writer)
+    write_sysfs(writer, view, pages, pci)
+    write_network(writer, pci, spec)
+    fc = fc_view(spec, view)
+    write_fc(writer, pci, fc, spec)
+    write_smart(writer, view, spec, fc.first_paths())
+    writer.attrs("proc/sys/kernel", {"hostname": spec.host.hostname, "osrelease": spec.host.kernel})
     writer.mkdir("commands/sg_ses")
     for dev in view.ses_devices():
         assert dev.ses is not None

@@ -1,4 +1,5 @@
-"""The spec of an imagined storage host: HBAs, SAS switches, JBODs and how they are cabled.
+"""The spec of an imagined storage host: HBAs, SAS switches, JBODs and how they are cabled,
+and the rest of the host: NICs and bonds, Fibre Channel ports with their LUNs, SMART outputs.
 
 A spec is a small TOML or YAML file; `load_spec` reads it, `write_snapshot` turns it into a
 snapshot directory laid out like real Linux sysfs. Every field has a default except names.
@@ -49,7 +50,9 @@ number" count them (the element descriptor says "SLOT 01" for bay 0). I/O module
     dual-ported when io_modules = 2; "sata": single port, on I/O module A only),
     max_rate_gbps (12.0 for sas, 6.0 for sata), queue_depth (254 for sas, 32 for sata),
     nr_requests (256), scheduler ("mq-deadline"), logical_block_size (512),
-    physical_block_size (4096), timeout (30).
+    physical_block_size (4096), timeout (30), smart (true: `commands/smartctl/<sdX>.json`
+    is written for the disk's first path, the device the health collector asks about),
+    rotation_rate (7200; 0 for an SSD), temperature_c (31), power_on_hours (21000).
 
 ``[[chain]]`` one cable run, in cabling order
     hba (required); connector (0); io_module ("A"); enclosures (list of names, required):
@@ -59,6 +62,62 @@ number" count them (the element descriptor says "SLOT 01" for bay 0). I/O module
 ``[[degraded_link]]`` a link negotiated below what both its ends support
     rate_gbps (required) and either hba + phy (an HBA phy and the phy at its far end) or
     enclosure + io_module ("A") + bay (that I/O module's drive link).
+
+``[[failing_disk]]`` a disk whose smartctl report says it is unwell
+    enclosure and bay (required); kind: "grown_defects" (SAS: `scsi_grown_defect_list` =
+    count), "reallocated" (SATA: Reallocated_Sector_Ct raw = count, and Current_Pending_Sector
+    count // 4) or "smart_failed" (`smart_status.passed` false, exit status bit 3; SATA: the
+    reallocated attribute also fails "now"); count (int, 120).
+
+``[[nic]]`` one Ethernet port (a PCI function, `/sys/class/net/<name>`)
+    name (required, e.g. "ens1f0"); pci_address (default derived: bus 0x18, 0x19 … one
+    function .0 each); root_port (default derived as for HBAs); driver ("ixgbe"; also "ice",
+    "i40e", "igb", "e1000e", "bnxt_en", "mlx5_core": each gives the PCI ids, firmware and
+    default speeds); driver_version (default: the kernel release, as in-tree drivers report);
+    firmware (default by driver); mac (default derived from the name); speeds_mbps (default by
+    driver: ixgbe [1000, 10000], ice [1000, 10000, 25000], e1000e/igb [10, 100, 1000] …);
+    advertised_mbps (default: speeds_mbps); partner_mbps (what the link partner advertises,
+    default: advertised_mbps; [] for "Not reported"); the speed it runs at is derived: the
+    highest speed both ends advertise (a 1 G NIC whose partner only does 100 runs at 100);
+    duplex ("full"); mtu (1500); operstate ("up"; "down": no carrier, speed unknown); autoneg
+    (true); numa_node (0); pcie (table as for HBAs, default 8 GT/s x8); bond (name of a
+    `[[bond]]` it is a member of).
+
+``[[bond]]`` a Linux bond (`/sys/devices/virtual/net/<name>`, `/proc/net/bonding/<name>`)
+    name (required, e.g. "bond0"); mode ("802.3ad" or "active-backup"); members (list of NIC
+    names, default: the NICs naming this bond, in spec order; NICs listed here join it);
+    vanished (list of member names the bond still lists although no such interface exists);
+    mac (default: the first member's MAC); mtu (default: the first member's); miimon (100);
+    updelay (0); downdelay (0); lacp_rate ("slow" or "fast", 802.3ad); xmit_hash_policy
+    ("layer3+4", 802.3ad); primary (active-backup: default none; the active member is the
+    primary, else the first member whose link is up).
+
+``[[fc_port]]`` one Fibre Channel port (a PCI function, one SCSI host with an fc_host)
+    name (required: a label); pci_address (default derived: ports pair up as functions .0 and
+    .1 of bus 0x41, 0x42 …); root_port (derived); driver ("lpfc" or "qla2xxx"); model (by
+    driver: "LPe32002-M2", "QLE2692"); firmware (by driver); driver_version (by driver);
+    symbolic_name (default built the way each driver does from model, firmware, version and
+    the hostname); wwpn and wwnn (default derived from the name, in the maker's OUI);
+    speed_gbps (16); supported_speeds_gbps ([4, 8, 16]: a port at 8 of [4, 8, 16] is
+    downgraded); state ("Online" or "Linkdown": no speed, no remote port, no LUN); port_type
+    ("NPort (fabric via point-to-point)"); numa_node (0); pcie (table, default 8 GT/s x8);
+    array (str, "array1": the storage array its targets belong to; the LUN number L of one
+    array is the same LU, one WWID, on every port and target that sees it); remote_ports (1:
+    target ports of that array it logs into); luns (3: LUNs 1..N behind each target);
+    lun_size_bytes (1 TiB); lun_vendor ("PURE"); lun_product ("FlashArray");
+    lun_revision ("8888"); lun_queue_depth (default: the driver's module parameter);
+    can_queue (by driver); smart (true: a smartctl output for each of its LUNs' first path).
+
+``[multipath]`` dm-multipath over the FC LUNs
+    enabled (false): every LU seen through two paths or more becomes a map `dm-N` (in the
+    order of its first path) named mpatha, mpathb … (user_friendly_names, true; false: named by
+    WWID), listed in `commands/multipath/ll.txt`; path_selector ("service-time 0");
+    hwhandler ("1 alua"); features ("0").
+
+``[fc_driver]`` module parameters of the FC drivers (written when a port uses the driver)
+    lpfc_lun_queue_depth (30), lpfc_hba_queue_depth (8192), ql2xmaxqdepth (64).
+
+The host section also gives `/proc/sys/kernel/{hostname,osrelease}`.
 """
 
 from __future__ import annotations
@@ -203,6 +262,10 @@ class DiskSpec(_Strict):
     logical_block_size: int = 512
     physical_block_size: int = 4096
     timeout: int = 30
+    smart: bool = True
+    rotation_rate: int = Field(default=7200, ge=0)
+    temperature_c: int = 31
+    power_on_hours: int = Field(default=21000, ge=0)
 
     @property
     def link_max_gbps(self) -> float:
@@ -312,6 +375,146 @@ class DegradedLinkSpec(_Strict):
         return self
 
 
+class FailingDiskSpec(_Strict):
+    """`[[failing_disk]]`: a disk whose smartctl report shows it unwell."""
+
+    enclosure: str
+    bay: int = Field(ge=0)
+    kind: Literal["grown_defects", "reallocated", "smart_failed"]
+    count: int = Field(default=120, ge=0)
+
+
+def _pci_or_none(value: str | None) -> str | None:
+    """A PCI address `DDDD:BB:DD.F`, lower case."""
+    if value is not None and not _PCI_ADDRESS.match(value.lower()):
+        raise ValueError("must look like 0000:03:00.0")
+    return None if value is None else value.lower()
+
+
+PciAddress = Annotated[str | None, AfterValidator(_pci_or_none)]
+_MAC = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")
+
+
+def _mac(value: str | None) -> str | None:
+    """An Ethernet MAC `aa:bb:cc:dd:ee:ff`, lower case."""
+    if value is not None and not _MAC.match(value.lower()):
+        raise ValueError("must look like 3c:ec:ef:12:34:56")
+    return None if value is None else value.lower()
+
+
+MacAddress = Annotated[str | None, AfterValidator(_mac)]
+NIC_SPEEDS_MBPS = (10, 100, 1000, 2500, 5000, 10000, 25000, 40000, 50000, 100000)
+
+
+class NicSpec(_Strict):
+    """`[[nic]]`: one Ethernet port."""
+
+    name: str = Field(min_length=1, max_length=15, pattern=r"^[A-Za-z0-9_.-]+$")
+    pci_address: PciAddress = None
+    root_port: PciAddress = None
+    driver: str = "ixgbe"
+    driver_version: str | None = None
+    firmware: str | None = None
+    mac: MacAddress = None
+    speeds_mbps: list[int] | None = None
+    advertised_mbps: list[int] | None = None
+    partner_mbps: list[int] | None = None
+    duplex: Literal["full", "half"] = "full"
+    mtu: int = Field(default=1500, ge=68, le=65535)
+    operstate: Literal["up", "down"] = "up"
+    autoneg: bool = True
+    numa_node: int = Field(default=0, ge=-1)
+    pcie: PcieSpec = PcieSpec()
+    bond: str | None = None
+
+    @field_validator("speeds_mbps", "advertised_mbps", "partner_mbps")
+    @classmethod
+    def _speeds(cls, value: list[int] | None) -> list[int] | None:
+        """Only Ethernet speeds with a link mode name."""
+        for speed in value or []:
+            if speed not in NIC_SPEEDS_MBPS:
+                raise ValueError(
+                    f"{speed} is not an Ethernet speed; use {', '.join(map(str, NIC_SPEEDS_MBPS))}"
+                )
+        return None if value is None else sorted(set(value))
+
+
+class BondSpec(_Strict):
+    """`[[bond]]`: a Linux bonding master."""
+
+    name: str = Field(min_length=1, max_length=15, pattern=r"^[A-Za-z0-9_.-]+$")
+    mode: Literal["802.3ad", "active-backup"] = "802.3ad"
+    members: list[str] = Field(default_factory=list)
+    vanished: list[str] = Field(default_factory=list)
+    mac: MacAddress = None
+    mtu: int | None = Field(default=None, ge=68, le=65535)
+    miimon: int = Field(default=100, ge=0)
+    updelay: int = Field(default=0, ge=0)
+    downdelay: int = Field(default=0, ge=0)
+    lacp_rate: Literal["slow", "fast"] = "slow"
+    xmit_hash_policy: Literal["layer2", "layer3+4", "layer2+3", "encap2+3", "encap3+4"] = "layer3+4"
+    primary: str | None = None
+
+
+class FcPortSpec(_Strict):
+    """`[[fc_port]]`: one Fibre Channel port and what it sees."""
+
+    name: str = Field(min_length=1)
+    pci_address: PciAddress = None
+    root_port: PciAddress = None
+    driver: Literal["lpfc", "qla2xxx"] = "lpfc"
+    model: str | None = None
+    firmware: str | None = None
+    driver_version: str | None = None
+    symbolic_name: str | None = None
+    wwpn: HexAddress | None = None
+    wwnn: HexAddress | None = None
+    speed_gbps: int = Field(default=16, ge=1)
+    supported_speeds_gbps: list[int] = Field(default_factory=lambda: [4, 8, 16], min_length=1)
+    state: Literal["Online", "Linkdown"] = "Online"
+    port_type: str = "NPort (fabric via point-to-point)"
+    numa_node: int = Field(default=0, ge=-1)
+    pcie: PcieSpec = PcieSpec()
+    array: str = Field(default="array1", min_length=1)
+    remote_ports: int = Field(default=1, ge=0, le=64)
+    luns: int = Field(default=3, ge=0, le=4096)
+    lun_size_bytes: int = Field(default=1 << 40, gt=0)
+    lun_vendor: str = "PURE"
+    lun_product: str = "FlashArray"
+    lun_revision: str = "8888"
+    lun_queue_depth: int | None = Field(default=None, ge=1)
+    can_queue: int | None = Field(default=None, ge=1)
+    smart: bool = True
+
+    @model_validator(mode="after")
+    def _speed_supported(self) -> Self:
+        """The running speed must be one the port supports."""
+        if self.state == "Online" and self.speed_gbps not in self.supported_speeds_gbps:
+            raise ValueError(
+                f"speed_gbps: {self.speed_gbps} is not in supported_speeds_gbps "
+                f"{self.supported_speeds_gbps}"
+            )
+        return self
+
+
+class MultipathSpec(_Strict):
+    """`[multipath]`: dm-multipath maps over LUNs seen through several paths."""
+
+    enabled: bool = False
+    user_friendly_names: bool = True
+    path_selector: str = "service-time 0"
+    hwhandler: str = "1 alua"
+    features: str = "0"
+
+
+class FcDriverSpec(_Strict):
+    """`[fc_driver]`: FC driver module parameters."""
+
+    lpfc_lun_queue_depth: int = Field(default=30, ge=1)
+    lpfc_hba_queue_depth: int = Field(default=8192, ge=1)
+    ql2xmaxqdepth: int = Field(default=64, ge=1)
+
+
 class HostSpec(_Strict):
     """A whole imagined host: the root of a spec file."""
 
@@ -321,6 +524,20 @@ class HostSpec(_Strict):
     enclosure: list[EnclosureSpec] = Field(default_factory=list)
     chain: list[ChainSpec] = Field(default_factory=list)
     degraded_link: list[DegradedLinkSpec] = Field(default_factory=list)
+    failing_disk: list[FailingDiskSpec] = Field(default_factory=list)
+    nic: list[NicSpec] = Field(default_factory=list)
+    bond: list[BondSpec] = Field(default_factory=list)
+    fc_port: list[FcPortSpec] = Field(default_factory=list)
+    multipath: MultipathSpec = MultipathSpec()
+    fc_driver: FcDriverSpec = FcDriverSpec()
+
+    def bond_members(self, bond: BondSpec) -> list[str]:
+        """A bond's members: those it lists, then the NICs naming it, in spec order."""
+        members = list(bond.members)
+        for nic in self.nic:
+            if nic.bond == bond.name and nic.name not in members:
+                members.append(nic.name)
+        return members
 
     def hba_named(self, name: str) -> HbaSpec:
         """The HBA of that name (names are checked to exist)."""
@@ -431,7 +648,75 @@ class HostSpec(_Strict):
                     )
                 if link.io_module not in enclosure.io_module_names:
                     raise ValueError(f"{where}.io_module: no I/O module {link.io_module}")
+        self._check_failing(enclosures)
+        self._check_network()
+        self._check_fc()
         return self
+
+    def _check_failing(self, enclosures: dict[str, EnclosureSpec]) -> None:
+        """Failing disks name an occupied bay, with a kind the disk's protocol can show."""
+        for i, failing in enumerate(self.failing_disk):
+            where = f"failing_disk[{i}]"
+            enclosure = enclosures.get(failing.enclosure)
+            if enclosure is None:
+                raise ValueError(
+                    f"{where}.enclosure: unknown enclosure {failing.enclosure!r}"
+                    f"{_known(enclosures)}"
+                )
+            if failing.bay >= enclosure.bays or failing.bay in enclosure.empty_bays:
+                raise ValueError(f"{where}.bay: bay {failing.bay} holds no disk")
+            protocol = enclosure.disk.protocol
+            if failing.kind == "grown_defects" and protocol != "sas":
+                raise ValueError(f"{where}.kind: grown_defects is a SAS log; use reallocated")
+            if failing.kind == "reallocated" and protocol != "sata":
+                raise ValueError(f"{where}.kind: reallocated is ATA; use grown_defects")
+            if not enclosure.disk.smart:
+                raise ValueError(f"{where}: enclosure {failing.enclosure!r} has disk.smart = false")
+
+    def _check_network(self) -> None:
+        """NIC and bond names are unique; members and bonds refer to each other."""
+        _check_unique("nic", [n.name for n in self.nic] + [b.name for b in self.bond])
+        _check_unique("nic pci_address", [n.pci_address for n in self.nic if n.pci_address])
+        nics = {n.name: n for n in self.nic}
+        bonds = {b.name: b for b in self.bond}
+        for i, nic in enumerate(self.nic):
+            if nic.bond is not None and nic.bond not in bonds:
+                raise ValueError(f"nic[{i}].bond: unknown bond {nic.bond!r}{_known(bonds)}")
+        taken: dict[str, str] = {}
+        for i, bond in enumerate(self.bond):
+            for name in bond.members:
+                if name not in nics:
+                    raise ValueError(
+                        f"bond[{i}].members: unknown NIC {name!r} (a member that is gone "
+                        "belongs in vanished)"
+                    )
+                if nics[name].bond not in (None, bond.name):
+                    raise ValueError(
+                        f"bond[{i}].members: NIC {name!r} says bond = {nics[name].bond!r}"
+                    )
+            for name in bond.vanished:
+                if name in nics:
+                    raise ValueError(f"bond[{i}].vanished: {name!r} is a NIC of the spec")
+            members = self.bond_members(bond)
+            for name in members:
+                if name in taken:
+                    raise ValueError(
+                        f"bond[{i}].members: NIC {name!r} is already in bond {taken[name]!r}"
+                    )
+                taken[name] = bond.name
+            if not members and not bond.vanished:
+                raise ValueError(f"bond[{i}]: no member (list members, or set bond on NICs)")
+            if bond.primary is not None and bond.primary not in members:
+                raise ValueError(f"bond[{i}].primary: {bond.primary!r} is not a member")
+
+    def _check_fc(self) -> None:
+        """FC port names, addresses and WWPNs are unique, and no PCI function is used twice."""
+        _check_unique("fc_port", [p.name for p in self.fc_port])
+        _check_unique("fc_port wwpn", [p.wwpn for p in self.fc_port if p.wwpn])
+        used = [h.pci_address for h in self.hba if h.pci_address]
+        used += [n.pci_address for n in self.nic if n.pci_address]
+        used += [p.pci_address for p in self.fc_port if p.pci_address]
+        _check_unique("pci_address (HBAs, NICs and FC ports)", used)
 
 
 def _check_unique(what: str, names: list[str]) -> None:

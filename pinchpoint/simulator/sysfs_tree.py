@@ -25,9 +25,9 @@ from pinchpoint.simulator.naming import (
     SG_MAJOR,
     link_rate_text,
     padded,
-    pcie_speed_text,
     sd_devt,
 )
+from pinchpoint.simulator.pci import CLASS_SAS, PciIds, PciWriter
 from pinchpoint.simulator.ses_pages import SesPageSet, phy0_address
 from pinchpoint.simulator.tree_writer import TreeWriter
 
@@ -36,7 +36,6 @@ TYPE_DISK = 0
 TYPE_ENCLOSURE = 13
 SCSI_LEVEL_SPC4 = "7"
 MINIMUM_RATE_HW = "1.5 Gbit"
-ROOT_PORT_IDS = ("0x8086", "0x2f08")
 
 
 def _class_device(
@@ -56,50 +55,19 @@ def _class_device(
     return directory
 
 
-def _pci_function(w: TreeWriter, host: HostView, root_ports: set[str]) -> None:
+def _pci_function(pci: PciWriter, host: HostView) -> None:
     """The HBA's PCI function (and its root port): ids, PCIe link, NUMA node, driver."""
     hba = host.hba
     spec = hba.spec
-    pci = f"{SYS}/{host.pci_path}"
-    root = pci.rpartition("/")[0]
-    pcie = spec.pcie
-    link_values = {
-        "current_link_speed": pcie_speed_text(pcie.current_gts),
-        "current_link_width": str(pcie.current_width),
-        "max_link_speed": pcie_speed_text(pcie.max_gts),
-        "max_link_width": str(pcie.max_width),
-        "numa_node": str(spec.numa_node),
-    }
-    w.attrs(
-        pci,
-        {
-            "vendor": spec.pci_vendor,
-            "device": hba.pci_device,
-            "subsystem_vendor": spec.pci_vendor,
-            "subsystem_device": "0x30e0",
-            "class": "0x010700",
-            "revision": "0x02",
-            "enable": "1",
-            **link_values,
-        },
+    ids = PciIds(
+        vendor=spec.pci_vendor,
+        device=hba.pci_device,
+        subsystem_vendor=spec.pci_vendor,
+        subsystem_device="0x30e0",
+        class_code=CLASS_SAS,
+        revision="0x02",
     )
-    w.link(f"{pci}/driver", f"{SYS}/bus/pci/drivers/{spec.driver}")
-    w.link(f"{pci}/subsystem", f"{SYS}/bus/pci")
-    w.link(f"{SYS}/bus/pci/drivers/{spec.driver}/{hba.pci_address}", pci)
-    w.link(f"{SYS}/bus/pci/devices/{hba.pci_address}", pci)
-    if root not in root_ports:
-        root_ports.add(root)
-        w.attrs(
-            root,
-            {
-                "vendor": ROOT_PORT_IDS[0],
-                "device": ROOT_PORT_IDS[1],
-                "class": "0x060400",
-                **link_values,
-            },
-        )
-        w.link(f"{root}/subsystem", f"{SYS}/bus/pci")
-        w.link(f"{SYS}/bus/pci/devices/{hba.root_port}", root)
+    pci.function(hba.pci_address, hba.root_port, ids, spec.driver, spec.pcie, spec.numa_node)
 
 
 def _scsi_host(w: TreeWriter, host: HostView) -> None:
@@ -408,11 +376,16 @@ def _enclosure(
             w.link(f"{SYS}/{disk.path}/{name}", component)
 
 
-def write_sysfs(w: TreeWriter, view: KernelView, pages: dict[SesTarget, SesPageSet]) -> None:
+def write_sysfs(
+    w: TreeWriter,
+    view: KernelView,
+    pages: dict[SesTarget, SesPageSet],
+    pci: PciWriter | None = None,
+) -> None:
     """Every host, its SAS transport objects and SCSI devices, and the enclosures."""
-    root_ports: set[str] = set()
+    pci = pci or PciWriter(w)
     for host in view.hosts:
-        _pci_function(w, host, root_ports)
+        _pci_function(pci, host)
         _scsi_host(w, host)
         if host.sas_transport:
             _sas_host(w, host)
@@ -426,3 +399,9 @@ def write_sysfs(w: TreeWriter, view: KernelView, pages: dict[SesTarget, SesPageS
         assert dev.ses is not None
         if dev.ses.enclosure.spec.enclosure_class:
             _enclosure(w, dev, pages[dev.ses], by_address, linked)
+
+
+# Shared with the writers of the rest of the host (FC LUNs are SCSI disks too).
+class_device = _class_device
+scheduler_text_names = _schedulers
+vpd_pg80 = _vpd_pg80

@@ -35,7 +35,14 @@ def test_an_empty_snapshot_gives_an_empty_fabric_and_says_why(tmp_path: Path) ->
     )
     inventory = inventory_of(tmp_path)
     assert inventory.sas.hbas == []
-    assert "no SAS transport class" in reasons(inventory)
+    assert "sas: /sys/class: no sysfs classes were captured at all" in reasons(inventory)
+
+
+def test_a_host_without_sas_hbas_is_quiet_about_sas(tmp_path: Path) -> None:
+    (tmp_path / "sys" / "class" / "net").mkdir(parents=True)
+    inventory = inventory_of(tmp_path)
+    assert inventory.sas.hbas == []
+    assert not [p for p in inventory.problems if p.part == "sas"]
 
 
 def test_a_dangling_class_link_leaves_that_host_out_with_a_reason(procfs_copy: Path) -> None:

@@ -183,22 +183,27 @@ def block_table(inventory: Inventory) -> Table | None:
     return table
 
 
-def health_table(inventory: Inventory) -> Table | None:
+def health_table(inventory: Inventory) -> RenderableType | None:
     health = inventory.health
     if not health.disks:
         return None
     collected = [d for d in health.disks if d.collected]
     failed = [d for d in collected if d.smart_passed is False]
-    table = _table(
+    title = (
         f"Disk health (smartctl): {len(collected)} of {len(health.disks)} read, "
-        f"{len(failed)} failing their own SMART check",
+        f"{len(failed)} failing their own SMART check"
+    )
+    shown = [d for d in health.disks if not d.collected or d.smart_passed is False or d.exit_flags]
+    if not shown:
+        return Text(f"{title}; every disk read passed, with no error bits set")
+    table = _table(
+        title,
         "device",
         "model",
         "serial",
         "SMART",
         "notes",
     )
-    shown = [d for d in health.disks if not d.collected or d.smart_passed is False or d.exit_flags]
     for disk in shown[:40]:
         verdict = {True: "passed", False: "FAILED", None: "—"}[disk.smart_passed]
         notes = ", ".join(f.value for f in disk.exit_flags) or (disk.not_collected_reason or "")
@@ -221,7 +226,7 @@ def zfs_table(inventory: Inventory) -> Table | None:
 
 def host_tables(inventory: Inventory) -> list[RenderableType]:
     """Every non-empty table of the non-SAS parts, in the order of the I/O path."""
-    tables = [
+    tables: list[RenderableType | None] = [
         pcie_table(inventory),
         network_table(inventory),
         fc_table(inventory),

@@ -92,6 +92,16 @@ def end_device_max_rate(end: EndDevice) -> tuple[float | None, str | None]:
     return None, None
 
 
+def _occupied(has_disk: bool, status: str | None) -> bool | None:
+    """A bay holds a drive when a disk was placed in it or SES says anything but "Not
+    installed"; None when neither source says."""
+    if has_disk:
+        return True
+    if status is None:
+        return None
+    return status.lower() not in ("not installed", "unsupported")
+
+
 def path_route(path: DiskPath) -> str:
     """What tells two paths apart: the HBA port, or where the driver hides ports (no SAS
     transport class), the HBA and the disk port the path enters by."""
@@ -403,15 +413,7 @@ class FabricBuilder:
         for index in indexes:
             info = merged.get(index, SlotFacts(index=index))
             disk = by_bay.get(index)
-            occupied = (
-                disk is not None
-                or (
-                    info.status is not None
-                    and info.status.lower() not in ("not installed", "unsupported")
-                )
-                if info.status or disk
-                else None
-            )
+            occupied = _occupied(disk is not None, info.status)
             slots.append(
                 Slot(
                     id=ids.slot_id(enc.id, index),

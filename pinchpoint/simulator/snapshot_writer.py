@@ -12,6 +12,7 @@ from pinchpoint.simulator.discovery import KernelView, discover
 from pinchpoint.simulator.fabric import SesTarget, build_fabric
 from pinchpoint.simulator.fc import fc_view, write_fc
 from pinchpoint.simulator.network import write_network
+from pinchpoint.simulator.nvme import write_nvme
 from pinchpoint.simulator.pci import PciWriter
 from pinchpoint.simulator.ses_pages import SesPageSet, ses_page_set
 from pinchpoint.simulator.ses_text import PAGES, page_text
@@ -19,6 +20,7 @@ from pinchpoint.simulator.smart import write_smart
 from pinchpoint.simulator.spec import HostSpec
 from pinchpoint.simulator.sysfs_tree import write_sysfs
 from pinchpoint.simulator.tree_writer import TreeWriter
+from pinchpoint.simulator.zfs import write_zfs
 
 
 def _prepare(out: Path, overwrite: bool) -> None:
@@ -76,6 +78,8 @@ def write_snapshot(
     fc = fc_view(spec, view)
     write_fc(writer, pci, fc, spec)
     write_smart(writer, view, spec, fc.first_paths())
+    write_nvme(writer, pci, spec)
+    write_zfs(writer, view, spec)
     writer.attrs("proc/sys/kernel", {"hostname": spec.host.hostname, "osrelease": spec.host.kernel})
     writer.mkdir("commands/sg_ses")
     for dev in view.ses_devices():

@@ -1,5 +1,6 @@
 """The spec of an imagined storage host: HBAs, SAS switches, JBODs and how they are cabled,
-and the rest of the host: NICs and bonds, Fibre Channel ports with their LUNs, SMART outputs.
+and the rest of the host: NICs and bonds, Fibre Channel ports with their LUNs, SMART outputs,
+NVMe SSDs and ZFS pools.
 
 A spec is a small TOML or YAML file; `load_spec` reads it, `write_snapshot` turns it into a
 snapshot directory laid out like real Linux sysfs. Every field has a default except names.
@@ -116,6 +117,37 @@ number" count them (the element descriptor says "SLOT 01" for bay 0). I/O module
 
 ``[fc_driver]`` module parameters of the FC drivers (written when a port uses the driver)
     lpfc_lun_queue_depth (30), lpfc_hba_queue_depth (8192), ql2xmaxqdepth (64).
+
+``[[nvme]]`` one NVMe SSD: a PCI function, controller `nvmeN` (numbered in spec order from 0)
+    and its namespace `nvmeNn1` in `/sys/block`
+    pci_address (default derived: bus 0x61, 0x62 … function .0); root_port (derived);
+    model ("Micron_7300_MTFDHBE1T6TDG"); serial (default derived); firmware ("95420260");
+    size_bytes (1600321314816); pcie (table, default 8 GT/s x4 of 8 GT/s x4; a link trained
+    at x2 of x4: `pcie = {current_width = 2, max_width = 4}`); numa_node (0);
+    smart (true: `commands/smartctl/nvmeN.json`); critical_warning (0: healthy; a bit mask,
+    e.g. 4 reliability degraded, 16 the volatile memory backup failed; any bit set fails the
+    overall assessment, exit status bit 3, as smartctl does); media_errors (0);
+    percentage_used (0); temperature_c (35); power_on_hours (5100). The namespace `wwid` is
+    `eui.` + its EUI-64.
+
+``[zfs]`` (optional) ZFS loaded on the host: `/sys/module/zfs`, `commands/zpool/status.txt`
+    version ("2.1.11-1"); parameters (table of `zfs_vdev_*` module parameters overriding the
+    OpenZFS 2.1 defaults, e.g. `zfs_vdev_async_read_max_active = 3`, sync read/write 10,
+    async write 10, scrub 3, zfs_vdev_max_active 1000 …; unknown names are written as given).
+    ``[[zfs.pool]]`` one pool, as `zpool status -P` prints it: name (required);
+    enclosures (list of enclosure names, required: where its data disks are); bays (list of
+    bays of those enclosures that hold data disks, default every occupied bay not used as a
+    log, cache or spare or by an earlier pool); layout ("mirror", "raidz1", "raidz2",
+    "raidz3" or "stripe"); width (disks per vdev: default the number of enclosures for a
+    mirror across several, else 2 for a mirror, 6 for raidz, 1 for a stripe); order ("bay":
+    disks taken bay by bay across the enclosures, so a mirror of two JBODs pairs bay 0 with
+    bay 0; "enclosure": every bay of the first enclosure, then the next); vdevs (how many
+    data vdevs, default as many full groups as the disks make; leftover disks stay unused);
+    log, cache, spares (lists of {enclosure, bay}: a log of two or more is one mirror).
+    Leaves are `/dev/disk/by-id/wwn-0x<LU name>-part1`, each a link to `../../sdX1` (the
+    disk's first path); every path of a pool disk gets partitions 1 (start 2048, 1 MiB
+    aligned) and 9 (8 MiB, ZFS's reserved one) in sysfs. A disk with no path at all shows
+    UNAVAIL by GUID ("was /dev/disk/by-id/…"), its vdev and the pool DEGRADED.
 
 The host section also gives `/proc/sys/kernel/{hostname,osrelease}`.
 """
@@ -515,6 +547,78 @@ class FcDriverSpec(_Strict):
     ql2xmaxqdepth: int = Field(default=64, ge=1)
 
 
+class NvmeSpec(_Strict):
+    """`[[nvme]]`: one NVMe SSD on PCIe with one namespace."""
+
+    pci_address: PciAddress = None
+    root_port: PciAddress = None
+    model: str = "Micron_7300_MTFDHBE1T6TDG"
+    serial: str | None = None
+    firmware: str = "95420260"
+    size_bytes: int = Field(default=1600321314816, gt=0)
+    pcie: PcieSpec = PcieSpec(current_width=4, max_width=4)
+    numa_node: int = Field(default=0, ge=-1)
+    smart: bool = True
+    critical_warning: int = Field(default=0, ge=0, le=255)
+    media_errors: int = Field(default=0, ge=0)
+    percentage_used: int = Field(default=0, ge=0, le=255)
+    temperature_c: int = 35
+    power_on_hours: int = Field(default=5100, ge=0)
+
+
+class ZfsDiskRef(_Strict):
+    """A disk of the spec, by enclosure and bay (a log, cache or spare device of a pool)."""
+
+    enclosure: str = Field(min_length=1)
+    bay: int = Field(ge=0)
+
+
+ZfsLayout = Literal["mirror", "raidz1", "raidz2", "raidz3", "stripe"]
+
+
+class ZfsPoolSpec(_Strict):
+    """`[[zfs.pool]]`: one pool built from enclosures' disks."""
+
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z][\w.:-]*$")
+    enclosures: list[str] = Field(min_length=1)
+    bays: list[int] | None = None
+    layout: ZfsLayout = "mirror"
+    width: int | None = Field(default=None, ge=1, le=255)
+    order: Literal["bay", "enclosure"] = "bay"
+    vdevs: int | None = Field(default=None, ge=1)
+    log: list[ZfsDiskRef] = Field(default_factory=list)
+    cache: list[ZfsDiskRef] = Field(default_factory=list)
+    spares: list[ZfsDiskRef] = Field(default_factory=list)
+
+    @property
+    def group_width(self) -> int:
+        """Disks per data vdev."""
+        if self.width is not None:
+            return self.width
+        if self.layout == "mirror":
+            return max(2, len(self.enclosures))
+        return 1 if self.layout == "stripe" else 6
+
+    @model_validator(mode="after")
+    def _width_fits(self) -> Self:
+        """A mirror needs two disks, raidzN more than N parity disks."""
+        parity = {"raidz1": 1, "raidz2": 2, "raidz3": 3}.get(self.layout, 0)
+        least = 2 if self.layout == "mirror" else parity + 1
+        if self.group_width < least:
+            raise ValueError(f"width: a {self.layout} vdev needs at least {least} disks")
+        if self.layout == "stripe" and self.group_width != 1:
+            raise ValueError("width: a stripe has one disk per vdev")
+        return self
+
+
+class ZfsSpec(_Strict):
+    """`[zfs]`: the ZFS module and its pools."""
+
+    version: str = "2.1.11-1"
+    parameters: dict[str, int] = Field(default_factory=dict)
+    pool: list[ZfsPoolSpec] = Field(default_factory=list)
+
+
 class HostSpec(_Strict):
     """A whole imagined host: the root of a spec file."""
 
@@ -530,6 +634,8 @@ class HostSpec(_Strict):
     fc_port: list[FcPortSpec] = Field(default_factory=list)
     multipath: MultipathSpec = MultipathSpec()
     fc_driver: FcDriverSpec = FcDriverSpec()
+    nvme: list[NvmeSpec] = Field(default_factory=list)
+    zfs: ZfsSpec | None = None
 
     def bond_members(self, bond: BondSpec) -> list[str]:
         """A bond's members: those it lists, then the NICs naming it, in spec order."""
@@ -651,7 +757,43 @@ class HostSpec(_Strict):
         self._check_failing(enclosures)
         self._check_network()
         self._check_fc()
+        self._check_zfs(enclosures)
         return self
+
+    def _check_zfs(self, enclosures: dict[str, EnclosureSpec]) -> None:
+        """Pools name known enclosures and occupied bays, each disk used once."""
+        if self.zfs is None:
+            return
+        _check_unique("zfs.pool", [p.name for p in self.zfs.pool])
+        used: dict[tuple[str, int], str] = {}
+        for i, pool in enumerate(self.zfs.pool):
+            where = f"zfs.pool[{i}]"
+            for name in pool.enclosures:
+                if name not in enclosures:
+                    raise ValueError(
+                        f"{where}.enclosures: unknown enclosure {name!r}{_known(enclosures)}"
+                    )
+            for bay in pool.bays or []:
+                if not any(bay < enclosures[n].bays for n in pool.enclosures):
+                    raise ValueError(f"{where}.bays: bay {bay} is in none of its enclosures")
+            for role in ("log", "cache", "spares"):
+                refs: list[ZfsDiskRef] = getattr(pool, role)
+                for j, ref in enumerate(refs):
+                    enclosure = enclosures.get(ref.enclosure)
+                    if enclosure is None:
+                        raise ValueError(
+                            f"{where}.{role}[{j}].enclosure: unknown enclosure "
+                            f"{ref.enclosure!r}{_known(enclosures)}"
+                        )
+                    if ref.bay >= enclosure.bays or ref.bay in enclosure.empty_bays:
+                        raise ValueError(f"{where}.{role}[{j}].bay: bay {ref.bay} holds no disk")
+                    key = (ref.enclosure, ref.bay)
+                    if key in used:
+                        raise ValueError(
+                            f"{where}.{role}[{j}]: {ref.enclosure} bay {ref.bay} is already "
+                            f"used by pool {used[key]!r}"
+                        )
+                    used[key] = pool.name
 
     def _check_failing(self, enclosures: dict[str, EnclosureSpec]) -> None:
         """Failing disks name an occupied bay, with a kind the disk's protocol can show."""
@@ -716,7 +858,8 @@ class HostSpec(_Strict):
         used = [h.pci_address for h in self.hba if h.pci_address]
         used += [n.pci_address for n in self.nic if n.pci_address]
         used += [p.pci_address for p in self.fc_port if p.pci_address]
-        _check_unique("pci_address (HBAs, NICs and FC ports)", used)
+        used += [d.pci_address for d in self.nvme if d.pci_address]
+        _check_unique("pci_address (HBAs, NICs, FC ports and NVMe SSDs)", used)
 
 
 def _check_unique(what: str, names: list[str]) -> None:

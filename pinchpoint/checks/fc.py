@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from pinchpoint.checks.source import Source, SourceError
-from pinchpoint.checks.sysfs import ProblemLog, SysfsReader, parse_linkrate
+from pinchpoint.checks.sysfs import ProblemLog, SysfsReader, parse_linkrate, pci_address_above
 from pinchpoint.model.fc import (
     FcAdapter,
     FcDriverSettings,
@@ -32,9 +32,9 @@ from pinchpoint.model.fc import (
     fc_port_id,
     fc_remote_port_id,
     normalise_wwn,
-    pci_card_address,
     pci_card_id,
 )
+from pinchpoint.model.pcie import pci_card_address
 from pinchpoint.model.problems import ProblemKind
 
 __all__ = [
@@ -44,7 +44,6 @@ __all__ = [
     "parse_fc_speed",
     "parse_supported_speeds",
     "parse_symbolic_name",
-    "pci_address_above",
 ]
 
 PART = "fc"
@@ -57,7 +56,6 @@ _NOT_COUNTERS = frozenset({"reset_statistics"})
 _NO_SPEED = frozenset({"unknown", "not negotiated"})
 
 # `0000:04:00.1`: a PCI function address in a sysfs device path
-_PCI_ADDRESS = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
 # `3:0:1:4`: a SCSI device name (host:channel:target:lun)
 _HCTL = re.compile(r"^(\d+):(\d+):(\d+):(\d+)$")
 # `rport-3:0-1`: a remote port name (host:channel-number)
@@ -174,20 +172,6 @@ def parse_symbolic_name(text: str) -> SymbolicName:
         else:
             found.vendor, found.model = _split_vendor(model_words)
     return found
-
-
-def pci_address_above(device_path: str, host_name: str) -> str | None:
-    """The PCI function a SCSI host belongs to: the nearest PCI address above `hostN`.
-
-    An NPIV port (`…/0000:04:00.0/host3/vport-3:0-0/host7`) belongs to its physical port's
-    function; an FCoE port over a virtual interface has none.
-    """
-    parts = device_path.split("/")
-    end = parts.index(host_name) if host_name in parts else len(parts)
-    for component in reversed(parts[:end]):
-        if _PCI_ADDRESS.match(component):
-            return component
-    return None
 
 
 def _host_number(name: str) -> int:

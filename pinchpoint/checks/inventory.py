@@ -143,7 +143,8 @@ def collect_inventory(
             "the snapshot holds no smartctl output at all: disk health was not captured",
         )
     else:
-        devices = _guarded("health", problems, [], lambda: health_devices(source, problems))
+        wwids = {d.name: d.wwid for d in inventory.block.devices}
+        devices = _guarded("health", problems, [], lambda: health_devices(source, problems, wwids))
     inventory.health = _guarded(
         "health",
         problems,

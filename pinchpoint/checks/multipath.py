@@ -18,14 +18,13 @@ import re
 from dataclasses import dataclass
 
 from pinchpoint.checks.commands import Command, CommandResult, CommandStatus
-from pinchpoint.checks.fc import pci_address_above
 from pinchpoint.checks.multipath_ll import (
     MultipathListing,
     MultipathParseError,
     parse_multipath_ll,
 )
 from pinchpoint.checks.source import Source, SourceError
-from pinchpoint.checks.sysfs import ProblemLog, SysfsReader
+from pinchpoint.checks.sysfs import ProblemLog, SysfsReader, pci_address_above
 from pinchpoint.model.fc import FcInventory, fc_hosts_for_scsi, fc_port_id, normalise_wwn
 from pinchpoint.model.multipath import (
     MultipathInventory,

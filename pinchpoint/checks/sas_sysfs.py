@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from pinchpoint.checks.pcie import PcieWalker
 from pinchpoint.checks.source import Source, SourceError
-from pinchpoint.checks.sysfs import ProblemLog, SysfsReader, parse_linkrate, parse_pcie_speed
+from pinchpoint.checks.sysfs import ProblemLog, SysfsReader, parse_linkrate, pci_address_above
 from pinchpoint.model import ids
 from pinchpoint.model.pcie import PcieLink
 from pinchpoint.model.problems import ProblemKind
@@ -145,14 +146,6 @@ def _numa_node(value: int | None) -> int | None:
     return value if value is not None and value >= 0 else None
 
 
-def _pci_address_of(device_path: str) -> str | None:
-    """The PCI function a host hangs from: the nearest PCI address in its device path."""
-    for component in reversed(device_path.split("/")):
-        if _PCI_ADDRESS.match(component):
-            return component
-    return None
-
-
 class SasSysfsWalker:
     """Walks the SAS transport classes of one source into `HostNode` trees."""
 
@@ -234,7 +227,7 @@ class SasSysfsWalker:
             scsi_host = f"/sys/class/scsi_host/{name}"
         host = HostNode(
             name=name,
-            pci_address=_pci_address_of(host_dir),
+            pci_address=pci_address_above(host_dir, name),
             driver=self.read.value(f"{scsi_host}/proc_name"),
             board_name=self.read.value(f"{scsi_host}/board_name"),
             firmware=self.read.value(f"{scsi_host}/version_fw"),
@@ -265,15 +258,8 @@ class SasSysfsWalker:
         return phys, ports
 
     def _pcie_link(self, pci_dir: str) -> PcieLink | None:
-        link = PcieLink(
-            current_speed_gts=parse_pcie_speed(self.read.value(f"{pci_dir}/current_link_speed")),
-            max_speed_gts=parse_pcie_speed(self.read.value(f"{pci_dir}/max_link_speed")),
-            current_width=self.read.integer(f"{pci_dir}/current_link_width"),
-            max_width=self.read.integer(f"{pci_dir}/max_link_width"),
-        )
-        if link == PcieLink():
-            return None
-        return link
+        link = PcieWalker(self.source, self.log).link(pci_dir)
+        return None if link.is_empty() else link
 
     # -- phys and ports ------------------------------------------------------------------
 

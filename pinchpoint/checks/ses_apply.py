@@ -7,17 +7,12 @@ every type), and the device slot number (the bay a technician reads). The bay is
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pinchpoint.checks.enclosure_class import SesFacts, SlotFacts
 from pinchpoint.checks.ses_pages import (
+    PAGE_PARSERS,
     SesParseError,
-    parse_additional_status,
-    parse_configuration,
-    parse_element_descriptors,
-    parse_enclosure_status,
-    parse_nicknames,
 )
 from pinchpoint.model.ses import (
     SesAdditionalElement,
@@ -26,18 +21,10 @@ from pinchpoint.model.ses import (
     SesElementDescriptors,
     SesEnclosureStatus,
     SesNicknames,
-    SesPage,
     is_slot_type,
 )
 
 SES_PAGES = ("cf", "snic", "ed", "es", "aes")
-_PARSERS: dict[str, Callable[[str], SesPage]] = {
-    "cf": parse_configuration,
-    "snic": parse_nicknames,
-    "ed": parse_element_descriptors,
-    "es": parse_enclosure_status,
-    "aes": parse_additional_status,
-}
 
 
 @dataclass
@@ -55,7 +42,7 @@ class SesPages:
 def parse_page(pages: SesPages, page: str, text: str) -> str | None:
     """Decode one page into `pages`; the reason when it cannot be used, else None."""
     try:
-        decoded = _PARSERS[page](text)
+        decoded = PAGE_PARSERS[page](text)
     except SesParseError as err:
         return str(err)
     setattr(pages, page, decoded)

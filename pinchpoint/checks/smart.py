@@ -9,7 +9,7 @@ controller each become one problem ("not collected: why") and the other disks st
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from pinchpoint.checks.commands import Command, CommandResult, CommandStatus
@@ -63,12 +63,15 @@ def _natural(name: str) -> tuple[int, str, int]:
     return (len(letters), letters, int(digits) if digits else -1)
 
 
-def health_devices(source: Source, log: ProblemLog | None = None) -> list[str]:
+def health_devices(
+    source: Source, log: ProblemLog | None = None, wwids: Mapping[str, str | None] | None = None
+) -> list[str]:
     """Device names smartctl should be asked about: `sdX` (one per LU) and `nvmeX` controllers.
 
     Partitions, device-mapper, md, loop, zram, optical (`sr`) and other virtual devices are
     left out. A disk seen through two paths (two `sdX`, one `wwid`) is asked once, through
-    its first path. NVMe controllers come from /sys/class/nvme when present (a multipath
+    its first path; `wwids` (name -> wwid, from the block inventory) spares reading them again.
+    NVMe controllers come from /sys/class/nvme when present (a multipath
     namespace `nvme0n1` may sit on controller `nvme1`), else from the namespace names.
     """
     read = SysfsReader(source, PART, log or ProblemLog())
@@ -76,7 +79,7 @@ def health_devices(source: Source, log: ProblemLog | None = None) -> list[str]:
     scsi: list[str] = []
     seen_wwids: set[str] = set()
     for name in sorted((n for n in names if _SCSI_DISK.match(n)), key=_natural):
-        wwid = read.value(f"/sys/block/{name}/device/wwid")
+        wwid = wwids.get(name) if wwids else read.value(f"/sys/block/{name}/device/wwid")
         if wwid is not None:
             if wwid in seen_wwids:
                 continue

@@ -17,7 +17,7 @@ from pinchpoint.model.problems import CollectionProblem, ProblemKind
 MAX_PROBLEMS_PER_KIND = 10
 
 _RATE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*Gbit", re.IGNORECASE)  # "12.0 Gbit"
-_GTS = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*GT/s")  # "8.0 GT/s PCIe"
+_PCI_ADDRESS = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")  # 0000:03:00.0
 
 
 class ProblemLog:
@@ -146,9 +146,15 @@ def parse_linkrate(text: str | None) -> float | None:
     return float(match.group(1)) if match else None
 
 
-def parse_pcie_speed(text: str | None) -> float | None:
-    """`8.0 GT/s PCIe` -> 8.0; `Unknown` -> None."""
-    if not text:
-        return None
-    match = _GTS.match(text)
-    return float(match.group(1)) if match else None
+def pci_address_above(device_path: str, host_name: str) -> str | None:
+    """The PCI function a SCSI host belongs to: the nearest PCI address above `hostN`.
+
+    An NPIV port (`…/0000:04:00.0/host3/vport-3:0-0/host7`) belongs to its physical port's
+    function; an FCoE port over a virtual interface has none.
+    """
+    parts = device_path.split("/")
+    end = parts.index(host_name) if host_name in parts else len(parts)
+    for component in reversed(parts[:end]):
+        if _PCI_ADDRESS.match(component):
+            return component
+    return None

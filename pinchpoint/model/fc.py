@@ -11,6 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field, computed_field
 
 from pinchpoint.model import ids
+from pinchpoint.model.pcie import pci_card_address
 
 ONLINE = "Online"  # the fc_host / fc_remote_port `port_state` of a working port
 FCP_TARGET = "FCP Target"  # the remote port role of a storage array port
@@ -47,11 +48,6 @@ def fc_lun_id(local_port_id: str, target: str, lun: int) -> str:
 def fc_adapter_id(pci_address: str) -> str:
     """An FC HBA is a PCI function, like a SAS HBA: the same id space (`hba:<pci>`)."""
     return ids.hba_id(pci_address)
-
-
-def pci_card_address(pci_address: str) -> str:
-    """`0000:04:00.1` -> `0000:04:00`: the functions of one card share it."""
-    return pci_address.rsplit(".", 1)[0]
 
 
 def pci_card_id(pci_address: str) -> str:

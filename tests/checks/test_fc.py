@@ -15,10 +15,9 @@ from pinchpoint.checks.fc import (
     parse_fc_speed,
     parse_supported_speeds,
     parse_symbolic_name,
-    pci_address_above,
 )
 from pinchpoint.checks.source import LiveSource, RecordingSource, SnapshotSource
-from pinchpoint.checks.sysfs import ProblemLog
+from pinchpoint.checks.sysfs import ProblemLog, pci_address_above
 from pinchpoint.model.fc import FcInventory, fc_hosts_for_scsi, normalise_wwn
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "fc"

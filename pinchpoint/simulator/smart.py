@@ -20,7 +20,7 @@ from pinchpoint.simulator.addresses import hex_address, name_hash
 from pinchpoint.simulator.discovery import KernelView
 from pinchpoint.simulator.fabric import Disk
 from pinchpoint.simulator.naming import sd_name
-from pinchpoint.simulator.spec import FailingDiskSpec, HostSpec
+from pinchpoint.simulator.spec import DiskSpec, FailingDiskSpec, HostSpec
 from pinchpoint.simulator.tree_writer import TreeWriter
 
 SMARTCTL_VERSION = [7, 3]
@@ -39,6 +39,19 @@ class LunIdentity:
     wwid: int  # NAA 6, 128 bits
     serial: str
     size_bytes: int
+
+
+def _capacity(spec: DiskSpec) -> dict[str, Any]:
+    """The size and geometry keys SAS and SATA reports share."""
+    return {
+        "user_capacity": {
+            "blocks": spec.size_bytes // spec.logical_block_size,
+            "bytes": spec.size_bytes,
+        },
+        "logical_block_size": spec.logical_block_size,
+        "physical_block_size": spec.physical_block_size,
+        "rotation_rate": spec.rotation_rate,
+    }
 
 
 def _tool(device: str, exit_status: int) -> dict[str, Any]:
@@ -131,13 +144,7 @@ def sas_report(
         "scsi_model_name": f"{spec.vendor} {spec.model}",
         "scsi_revision": spec.revision,
         "scsi_version": "SPC-4",
-        "user_capacity": {
-            "blocks": spec.size_bytes // spec.logical_block_size,
-            "bytes": spec.size_bytes,
-        },
-        "logical_block_size": spec.logical_block_size,
-        "physical_block_size": spec.physical_block_size,
-        "rotation_rate": spec.rotation_rate,
+        **_capacity(spec),
         "form_factor": {"scsi_value": 2, "name": "3.5 inches"},
         "logical_unit_id": hex_address(disk.lu_name),
         "serial_number": disk.serial,
@@ -240,13 +247,7 @@ def sata_report(
         "serial_number": disk.serial,
         "wwn": {"naa": lu >> 60, "oui": (lu >> 36) & 0xFFFFFF, "id": lu & ((1 << 36) - 1)},
         "firmware_version": spec.revision,
-        "user_capacity": {
-            "blocks": spec.size_bytes // spec.logical_block_size,
-            "bytes": spec.size_bytes,
-        },
-        "logical_block_size": spec.logical_block_size,
-        "physical_block_size": spec.physical_block_size,
-        "rotation_rate": spec.rotation_rate,
+        **_capacity(spec),
         "form_factor": {"ata_value": 2, "name": "3.5 inches"},
         "interface_speed": {"max": _speed(spec.link_max_gbps)},
         "smart_support": {"available": True, "enabled": True},

@@ -2,33 +2,27 @@
 
 from __future__ import annotations
 
-import os
-import re
 import sys
-import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
 from pinchpoint import __version__
 from pinchpoint.checks.capture import capture, capture_tarball
 from pinchpoint.checks.inventory import collect_inventory
 from pinchpoint.checks.source import LiveSource, Source, open_snapshot
+from pinchpoint.console import (
+    demo_source,
+    errors,
+    fail,
+    output_console,
+    progress_bar,
+    progress_reporter,
+)
 from pinchpoint.model.inventory import Inventory, SourceKind
 from pinchpoint.render import inventory_view
+from pinchpoint.stats_cli import stats_app
 
 app = typer.Typer(
     name="pinchpoint",
@@ -37,78 +31,13 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-errors = Console(stderr=True)
-PIPE_WIDTH = 200  # when output goes to a file or a ticket, do not cut WWNs at 80 columns
-
-
-def output_console() -> Console:
-    """A console for results: the terminal's width, or a wide page when piped."""
-    probe = Console()
-    if probe.is_terminal or "COLUMNS" in os.environ:
-        return probe
-    return Console(width=PIPE_WIDTH)
-
-
-def fail(message: str, code: int = 2) -> typer.Exit:
-    errors.print(f"[bold red]error:[/] {message}")
-    return typer.Exit(code)
-
-
-@contextmanager
-def demo_source() -> Iterator[Source]:
-    """The bundled demo host, simulated into a temporary snapshot."""
-    from pinchpoint.simulator import demo_spec, write_snapshot
-
-    with tempfile.TemporaryDirectory(prefix="pinchpoint-demo-") as tmp:
-        write_snapshot(demo_spec(), Path(tmp, "demo"))
-        with open_snapshot(Path(tmp, "demo")) as source:
-            yield source
-
-
-_COUNTED_STEP = re.compile(r"^(?P<what>.+?) (?P<done>\d+)/(?P<total>\d+)$")  # "smartctl 12/144"
-
-
-def _progress() -> Progress:
-    return Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=errors,
-        transient=True,
-        disable=not errors.is_terminal,
-    )
-
-
-def _reporter(progress: Progress, task: TaskID) -> Callable[[str], None]:
-    """A collector's progress messages on the bar: counted steps ("smartctl 12/144") fill it."""
-
-    current = [task]
-
-    def report(message: str) -> None:
-        counted = _COUNTED_STEP.match(message)
-        if counted is None:
-            if progress.tasks and progress.tasks[-1].total is not None:
-                # after a counted step, a fresh task: an open-ended step has no bar to fill
-                progress.remove_task(current[0])
-                current[0] = progress.add_task(message, total=None)
-            progress.update(current[0], description=message)
-        else:
-            progress.update(
-                current[0],
-                description=counted["what"],
-                total=int(counted["total"]),
-                completed=int(counted["done"]),
-            )
-
-    return report
+app.add_typer(stats_app, name="stats")
 
 
 def _collect(source: Source, kind: SourceKind | None = None) -> Inventory:
-    with _progress() as progress:
+    with progress_bar() as progress:
         task = progress.add_task("inventory", total=None)
-        return collect_inventory(source, kind=kind, progress=_reporter(progress, task))
+        return collect_inventory(source, kind=kind, progress=progress_reporter(progress, task))
 
 
 def _show(inventory: Inventory, as_json: bool, disks: bool) -> None:
@@ -176,9 +105,9 @@ def capture_command(
 ) -> None:
     """Write a snapshot of everything the collectors read, to analyse this host elsewhere."""
     try:
-        with _progress() as progress:
+        with progress_bar() as progress:
             task = progress.add_task("capture", total=None)
-            say = _reporter(progress, task)
+            say = progress_reporter(progress, task)
             result = capture_tarball(out, progress=say) if tar else capture(out, progress=say)
     except FileExistsError as err:
         raise fail(f"{err}; choose a new path") from None

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages pinchpoint needs: `tools` (the storage tools the collectors run and
-# the tests exercise) or `python` (the venv module on a bare Debian/Ubuntu). Idempotent.
+# the tests exercise, and sysstat's iostat that `stats diff` is checked against) or `python`
+# (the venv module on a bare Debian/Ubuntu). Idempotent.
 set -eu
 what="${1:-tools}"
 case "$what" in
@@ -11,6 +12,7 @@ case "$what" in
     command -v ethtool >/dev/null 2>&1 || [ -x /usr/sbin/ethtool ] || [ -x /sbin/ethtool ] || need="$need ethtool"
     command -v lsscsi >/dev/null 2>&1 || need="$need lsscsi"
     command -v multipath >/dev/null 2>&1 || [ -x /sbin/multipath ] || [ -x /usr/sbin/multipath ] || need="$need multipath-tools"
+    command -v iostat >/dev/null 2>&1 || need="$need sysstat"
     ;;
   python)
     need="python3-venv python3-pip"

@@ -119,11 +119,11 @@ def test_simulate_names_the_bad_field_of_a_spec(tmp_path: Path) -> None:
 
 def test_counted_steps_fill_the_progress_bar() -> None:
     """smartctl reports `done/total`: the bar shows it; other steps just name themselves."""
-    from pinchpoint import cli
+    from pinchpoint import console
 
-    progress = cli._progress()
+    progress = console.progress_bar()
     task = progress.add_task("inventory", total=None)
-    report = cli._reporter(progress, task)
+    report = console.progress_reporter(progress, task)
     report("smartctl 48/144")
     state = progress.tasks[0]
     assert (state.description, state.total, state.completed) == ("smartctl", 144, 48)

@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from pinchpoint import __version__
-from pinchpoint.checks.capture import capture, capture_tarball
 from pinchpoint.checks.inventory import collect_inventory
 from pinchpoint.checks.source import LiveSource, Source, open_snapshot
 from pinchpoint.console import (
@@ -21,7 +20,6 @@ from pinchpoint.console import (
     progress_reporter,
 )
 from pinchpoint.model.inventory import Inventory, SourceKind
-from pinchpoint.render import inventory_view
 from pinchpoint.stats_cli import stats_app
 
 app = typer.Typer(
@@ -44,6 +42,8 @@ def _show(inventory: Inventory, as_json: bool, disks: bool) -> None:
     if as_json:
         sys.stdout.write(inventory.model_dump_json(indent=2) + "\n")
     else:
+        from pinchpoint.render import inventory_view
+
         output_console().print(inventory_view(inventory, with_disks=disks))
 
 
@@ -104,6 +104,8 @@ def capture_command(
     ] = False,
 ) -> None:
     """Write a snapshot of everything the collectors read, to analyse this host elsewhere."""
+    from pinchpoint.checks.capture import capture, capture_tarball
+
     try:
         with progress_bar() as progress:
             task = progress.add_task("capture", total=None)

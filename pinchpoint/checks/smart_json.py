@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import Any
 
 from pinchpoint.model.health import (
@@ -341,8 +342,10 @@ def _ata(report: dict[str, Any]) -> AtaHealth:
 # --- SCSI / SAS -----------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=512)
 def _key(name: str) -> str:
-    """`attached SAS address` or `attached_sas_address` -> `attached_sas_address`."""
+    """`attached SAS address` or `attached_sas_address` -> `attached_sas_address` (cached: the
+    same few dozen keys recur in every report)."""
     return _NOT_KEY_CHAR.sub("_", name.lower()).strip("_")
 
 

@@ -26,6 +26,7 @@ from pinchpoint.model.problems import CollectionProblem, ProblemKind
 from pinchpoint.model.snapshot import SNAPSHOT_FORMAT, Manifest
 
 DEFAULT_MAX_WORKERS = 8
+READ_CHUNK = 65536
 
 
 class SourceError(Exception):
@@ -68,7 +69,7 @@ class Source(ABC):
             raise _error_from_os(path, err) from None
         try:
             chunks = []
-            while chunk := os.read(fd, 65536):
+            while chunk := os.read(fd, READ_CHUNK):
                 chunks.append(chunk)
             return b"".join(chunks)
         except OSError as err:
@@ -162,6 +163,26 @@ class SnapshotSource(Source):
 
     def _real(self, path: str) -> str:
         return self.root + path
+
+    def read_bytes(self, path: str) -> bytes:
+        """The whole file, in one read where it fits: a snapshot holds regular files, and a short
+        read of a regular file means its end (half the system calls of the generic loop)."""
+        try:
+            fd = os.open(self.root + path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as err:
+            raise _error_from_os(path, err) from None
+        try:
+            chunk = os.read(fd, READ_CHUNK)
+            if len(chunk) < READ_CHUNK:
+                return chunk
+            chunks = [chunk]
+            while chunk := os.read(fd, READ_CHUNK):
+                chunks.append(chunk)
+            return b"".join(chunks)
+        except OSError as err:
+            raise _error_from_os(path, err) from None
+        finally:
+            os.close(fd)
 
     def resolve(self, path: str) -> str:
         real = os.path.realpath(self._real(path))

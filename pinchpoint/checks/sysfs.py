@@ -35,6 +35,14 @@ class ProblemLog:
                 CollectionProblem(part=part, subject=subject, kind=kind, reason=reason)
             )
 
+    def absorb(self, other: ProblemLog) -> None:
+        """Take over the problems another log recorded (a child process's), keeping the caps."""
+        for problem in other._problems:
+            self.add(problem.part, problem.subject, problem.kind, problem.reason)
+        for key, count in other._counts.items():
+            recorded = min(count, MAX_PROBLEMS_PER_KIND)
+            self._counts[key] += count - recorded
+
     def problems(self) -> list[CollectionProblem]:
         """Every recorded problem, plus one line per kind that was cut short."""
         result = list(self._problems)
@@ -66,7 +74,7 @@ class SysfsReader:
     def text(self, path: str) -> str | None:
         """The attribute stripped of surrounding white space; None when absent or unreadable."""
         try:
-            return self.source.read_text(path).strip()
+            return self.source.read_bytes(path).decode("utf-8", errors="replace").strip()
         except SourceError as err:
             if err.kind is ProblemKind.MISSING and self.source.is_link(path):
                 self.log.add(self.part, path, ProblemKind.UNREADABLE, "dangling symlink")

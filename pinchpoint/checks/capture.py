@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 
 from pinchpoint.checks.commands import Command, run_command
+from pinchpoint.checks.diskstats import record_samples
 from pinchpoint.checks.inventory import Progress, collect_inventory
 from pinchpoint.checks.source import RecordingSource
 from pinchpoint.model.inventory import Inventory
@@ -51,8 +52,16 @@ def tool_versions() -> dict[str, str]:
     return found
 
 
-def capture(out: Path, *, root: str = "/", progress: Progress | None = None) -> CaptureResult:
-    """Write a snapshot directory at `out` (which must not exist or be empty)."""
+def capture(
+    out: Path,
+    *,
+    root: str = "/",
+    progress: Progress | None = None,
+    samples: int = 0,
+    interval_s: float = 10.0,
+) -> CaptureResult:
+    """Write a snapshot directory at `out` (which must not exist or be empty), with `samples`
+    diskstats samples `interval_s` apart under `samples/<n>/` for `pinchpoint stats diff`."""
     if out.exists() and any(out.iterdir()):
         raise FileExistsError(f"{out} exists and is not empty")
     out.mkdir(parents=True, exist_ok=True)
@@ -61,6 +70,10 @@ def capture(out: Path, *, root: str = "/", progress: Progress | None = None) -> 
         if source.exists(path):
             source.read_text(path)
     inventory = collect_inventory(source, progress=progress)
+    if samples > 0:
+        if progress is not None:
+            progress(f"recording {samples} diskstats samples, {interval_s:g} s apart")
+        inventory.problems.extend(record_samples(out, samples, interval_s, root=root))
     manifest = Manifest(
         hostname=inventory.host.hostname,
         kernel=inventory.host.kernel,
@@ -81,7 +94,12 @@ def archive_name(out: Path) -> Path:
 
 
 def capture_tarball(
-    out: Path, *, root: str = "/", progress: Progress | None = None
+    out: Path,
+    *,
+    root: str = "/",
+    progress: Progress | None = None,
+    samples: int = 0,
+    interval_s: float = 10.0,
 ) -> CaptureResult:
     """Capture into a temporary directory and pack it as `OUT.tar.gz` (one top directory)."""
     target = archive_name(out)
@@ -90,7 +108,9 @@ def capture_tarball(
     top = target.name.removesuffix(".tar.gz")
     with tempfile.TemporaryDirectory(prefix="pinchpoint-capture-") as tmp:
         staged = Path(tmp, top)
-        result = capture(staged, root=root, progress=progress)
+        result = capture(
+            staged, root=root, progress=progress, samples=samples, interval_s=interval_s
+        )
         partial = target.with_name(target.name + ".part")
         with tarfile.open(partial, "w:gz") as archive:
             archive.add(staged, arcname=top)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 SUB_BUCKET_BITS = 3
 SUB_BUCKETS = 1 << SUB_BUCKET_BITS  # linear steps per octave
@@ -56,12 +56,14 @@ def bucket_bounds_ns(index: int) -> tuple[int, int | None]:
 
 
 def seconds_to_ns(value_s: float) -> int:
-    """Seconds to whole nanoseconds; negative and NaN latencies are clamped to zero."""
+    """Seconds to whole nanoseconds; negative and NaN latencies are clamped to zero, absurdly
+    long ones (a garbled counter, infinity) to the start of the open-ended slowest bucket."""
     if not value_s > 0:
         return 0
-    if math.isinf(value_s):
+    value_ns = value_s * NS_PER_S
+    if value_ns >= HIGHEST_NS:
         return HIGHEST_NS
-    return round(value_s * NS_PER_S)
+    return round(value_ns)
 
 
 class HistogramBucket(BaseModel):
@@ -84,6 +86,18 @@ class LatencyHistogram(BaseModel):
     sum_ns: int = 0  # exact when recorded from values; bucket midpoints when converted
     min_ns: int | None = None
     max_ns: int | None = None
+
+    @field_validator("counts")
+    @classmethod
+    def _valid_counts(cls, counts: dict[int, int]) -> dict[int, int]:
+        """Stored or received histograms must use this scheme's buckets: an index outside it
+        or a negative count is refused, empty buckets are dropped."""
+        for index, count in counts.items():
+            if not 0 <= index < BUCKET_COUNT:
+                raise ValueError(f"bucket {index} is outside 0–{BUCKET_COUNT - 1}")
+            if count < 0:
+                raise ValueError(f"bucket {index} has a negative count ({count})")
+        return {index: count for index, count in counts.items() if count}
 
     # -- building --------------------------------------------------------------------------
 
@@ -154,9 +168,12 @@ class LatencyHistogram(BaseModel):
             count = self.counts[index]
             if seen + count >= rank and count > 0:
                 low, high = bucket_bounds_ns(index)
-                low = max(low, self.min_ns or 0)
-                high_ns = self.max_ns if high is None else min(high, self.max_ns or high)
-                high_ns = max(high_ns or low, low)
+                if self.min_ns is not None:
+                    low = max(low, self.min_ns)
+                high_ns = high if high is not None else self.max_ns
+                if self.max_ns is not None:
+                    high_ns = self.max_ns if high_ns is None else min(high_ns, self.max_ns)
+                high_ns = low if high_ns is None else max(high_ns, low)
                 fraction = (rank - seen) / count
                 return (low + fraction * (high_ns - low)) / NS_PER_S
             seen += count
@@ -201,8 +218,31 @@ class LatencyHistogram(BaseModel):
 
 def merged(histograms: Iterable[LatencyHistogram]) -> LatencyHistogram:
     """One histogram holding every I/O of `histograms` (a JBOD from its disks, an hour from
-    its minutes)."""
-    total = LatencyHistogram()
+    its minutes).
+
+    Sums into plain locals and builds the model once at the end: setting a pydantic model's
+    fields per input costs more than adding its few dozen bucket counts. Bucket indices are
+    valid by construction (`_valid_counts`), so they index a list directly."""
+    totals = [0] * BUCKET_COUNT  # a list indexes faster than a dict grows
+    count = 0
+    sum_ns = 0
+    lows: list[int] = []
+    highs: list[int] = []
     for histogram in histograms:
-        total.merge_from(histogram)
-    return total
+        if histogram.count == 0:
+            continue
+        for index, n in histogram.counts.items():
+            totals[index] += n
+        count += histogram.count
+        sum_ns += histogram.sum_ns
+        if histogram.min_ns is not None:
+            lows.append(histogram.min_ns)
+        if histogram.max_ns is not None:
+            highs.append(histogram.max_ns)
+    return LatencyHistogram.model_construct(
+        counts={index: n for index, n in enumerate(totals) if n},
+        count=count,
+        sum_ns=sum_ns,
+        min_ns=min(lows, default=None),
+        max_ns=max(highs, default=None),
+    )

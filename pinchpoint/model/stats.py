@@ -15,6 +15,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 from pinchpoint.model.histogram import LatencyHistogram
+from pinchpoint.model.problems import CollectionProblem
 
 
 class ParseSkips(BaseModel):
@@ -88,6 +89,7 @@ class DiskstatsSample(BaseModel):
     taken_at: datetime | None = None
     devices: list[DiskstatsCounters] = Field(default_factory=list)
     skipped: ParseSkips = Field(default_factory=ParseSkips)
+    problems: list[CollectionProblem] = Field(default_factory=list)  # files missing, unreadable
 
 
 class DeviceFigures(BaseModel):
@@ -156,6 +158,9 @@ class Metric(StrEnum):
     IDLE_PCT = "idle_pct"
     READ_SIZE_KB = "read_size_kB"
     WRITE_SIZE_KB = "write_size_kB"
+    DISK_READ_LATENCY_MS = "disk_read_latency_ms"  # zpool iostat -l disk_wait: device only
+    DISK_WRITE_LATENCY_MS = "disk_write_latency_ms"
+    CURRENT_QUEUE = "current_queue"  # I/Os outstanding at the sample instant (PerfMon)
 
 
 class HistogramKind(StrEnum):
@@ -237,3 +242,92 @@ class ImportedStats(BaseModel):
     entities: list[EntityStats] = Field(default_factory=list)
     skipped: ParseSkips = Field(default_factory=ParseSkips)
     problems: list[str] = Field(default_factory=list)  # e.g. unknown counters, ignored
+
+
+# -- /proc/net/dev ---------------------------------------------------------------------------
+
+
+class NetDevCounters(BaseModel):
+    """One interface's line of `/proc/net/dev`: counters since the interface was created.
+
+    Bytes are as the driver counts them (Ethernet header included, no preamble or FCS). 64-bit
+    on current kernels; kernels before 2.6.35 on 32-bit machines printed 32-bit counters that
+    wrap. `rx_drop` includes missed packets, `rx_frame` the length, overrun, CRC and frame
+    errors, `tx_carrier` the carrier, aborted, window and heartbeat errors (net-procfs.c).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    interface: str
+    rx_bytes: int
+    rx_packets: int
+    rx_errs: int
+    rx_drop: int
+    rx_fifo: int
+    rx_frame: int
+    rx_compressed: int
+    rx_multicast: int
+    tx_bytes: int
+    tx_packets: int
+    tx_errs: int
+    tx_drop: int
+    tx_fifo: int
+    tx_colls: int
+    tx_carrier: int
+    tx_compressed: int
+
+
+class NetDevSample(BaseModel):
+    """All interfaces' counters at one moment, with the clock to measure the interval with.
+
+    Kept apart from `DiskstatsSample` (a sample of a series holds both files, read back to back,
+    and the same `proc/uptime`): a host without block devices still has interfaces.
+    """
+
+    uptime_s: float | None = None  # first field of /proc/uptime read with the sample
+    monotonic_s: float | None = None  # time.monotonic() when sampled live
+    interfaces: list[NetDevCounters] = Field(default_factory=list)
+    skipped: ParseSkips = Field(default_factory=ParseSkips)
+    problems: list[CollectionProblem] = Field(default_factory=list)  # files missing, unreadable
+
+
+class InterfaceFigures(BaseModel):
+    """One interface's traffic between two samples, per second.
+
+    MB is 10^6 bytes and link speeds are in Mbit/s (10^6 bits), as Ethernet counts them: a
+    1 Gbit/s link carries at most 125 MB/s. `util_pct` is the busier direction against the
+    negotiated speed (Ethernet is full duplex); None when the speed is unknown. Above 100 % is
+    more than the link can carry: a measuring error, not a result (field case 5). `reset`:
+    the counters went backwards (interface recreated, driver reloaded): figures are zero.
+    """
+
+    interface: str
+    rx_bytes_s: float = 0.0
+    tx_bytes_s: float = 0.0
+    rx_packets_s: float = 0.0
+    tx_packets_s: float = 0.0
+    rx_errors_s: float = 0.0  # errs + fifo + frame
+    tx_errors_s: float = 0.0  # errs + fifo + colls + carrier
+    rx_drops_s: float = 0.0
+    tx_drops_s: float = 0.0
+    speed_mbps: int | None = None  # negotiated, from the inventory
+    util_pct: float | None = None
+    reset: bool = False
+
+    @property
+    def rx_mb_s(self) -> float:
+        return self.rx_bytes_s / 1e6
+
+    @property
+    def tx_mb_s(self) -> float:
+        return self.tx_bytes_s / 1e6
+
+
+class NetDevInterval(BaseModel):
+    """Every interface's figures between two samples."""
+
+    interval_s: float
+    interfaces: list[InterfaceFigures] = Field(default_factory=list)
+    appeared: list[str] = Field(default_factory=list)  # in the second sample only
+    vanished: list[str] = Field(default_factory=list)  # in the first sample only
+    problems: list[str] = Field(default_factory=list)  # e.g. a zero-length interval, resets

@@ -1,0 +1,271 @@
+"""Histograms and load figures per entity over time, kept finer when recent, coarser when old.
+
+Like the analytics of a storage appliance: 1-second points for the last hour, 1-minute points for
+a week, 1-hour points for a year (every limit configurable in a `RetentionPolicy`). A new point
+goes into the finest tier; `compact(now)` rolls points older than their tier's age into the next
+tier's buckets and drops what has outlived the last tier. Rolling up is exact for histograms
+(counts added bucket by bucket) and for totals; means are weighted by what they are a mean of:
+rates, queue and utilisation by time, latencies by the I/Os they timed, request sizes by the
+requests. The largest value seen of each metric is kept beside the mean, so an hour-long point
+still shows its worst second.
+
+Pure and in memory, made of pydantic models so that a store can persist it as it is.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, Field, model_validator
+
+from pinchpoint.model.histogram import LatencyHistogram
+from pinchpoint.model.stats import HistogramKind, Metric
+
+MINUTE_S = 60
+HOUR_S = 3600
+DAY_S = 86400
+
+# The metric whose count of events weighs each mean; a metric not listed is weighted by time.
+_WEIGHED_BY: dict[Metric, tuple[Metric, ...]] = {
+    Metric.READ_LATENCY_MS: (Metric.READ_IOPS,),
+    Metric.READ_SIZE_KB: (Metric.READ_IOPS,),
+    Metric.WRITE_LATENCY_MS: (Metric.WRITE_IOPS,),
+    Metric.WRITE_SIZE_KB: (Metric.WRITE_IOPS,),
+    Metric.LATENCY_MS: (Metric.READ_IOPS, Metric.WRITE_IOPS),
+}
+
+
+class RetentionTier(BaseModel):
+    """Points of `resolution_s` seconds, kept until they are `keep_s` seconds old."""
+
+    resolution_s: int = Field(gt=0)
+    keep_s: int = Field(gt=0)
+
+    @model_validator(mode="after")
+    def _keeps_at_least_one_point(self) -> RetentionTier:
+        if self.keep_s < self.resolution_s:
+            raise ValueError(
+                f"a tier of {self.resolution_s} s points must keep them at least "
+                f"{self.resolution_s} s, not {self.keep_s} s"
+            )
+        return self
+
+
+class RetentionPolicy(BaseModel):
+    """The tiers from finest to coarsest; each resolution divides the next one exactly, so a
+    coarse bucket is made of whole fine buckets."""
+
+    tiers: list[RetentionTier] = Field(
+        default_factory=lambda: [
+            RetentionTier(resolution_s=1, keep_s=HOUR_S),
+            RetentionTier(resolution_s=MINUTE_S, keep_s=7 * DAY_S),
+            RetentionTier(resolution_s=HOUR_S, keep_s=365 * DAY_S),
+        ],
+        min_length=1,
+    )
+
+    @model_validator(mode="after")
+    def _tiers_coarsen(self) -> RetentionPolicy:
+        for finer, coarser in zip(self.tiers, self.tiers[1:], strict=False):
+            if coarser.resolution_s <= finer.resolution_s:
+                raise ValueError(
+                    f"resolutions must increase: {coarser.resolution_s} s follows "
+                    f"{finer.resolution_s} s"
+                )
+            if coarser.resolution_s % finer.resolution_s:
+                raise ValueError(
+                    f"each resolution must divide the next: {finer.resolution_s} s does not "
+                    f"divide {coarser.resolution_s} s"
+                )
+            if coarser.keep_s <= finer.keep_s:
+                raise ValueError(
+                    f"a coarser tier must keep its points longer: {coarser.keep_s} s after "
+                    f"{finer.keep_s} s"
+                )
+        return self
+
+
+class SeriesPoint(BaseModel):
+    """What one entity did during one bucket: `start_s` is the bucket's start in seconds since
+    the epoch (UTC), a multiple of `resolution_s`.
+
+    `values` are means over the data the point holds; `weights` say how much stands behind each
+    (seconds, or I/Os for latencies and sizes) so that two points combine exactly; `maxima`
+    keep the largest value any finer point had; `covered_s` is the time actually measured.
+    """
+
+    start_s: int
+    resolution_s: int
+    covered_s: float = 0.0
+    values: dict[Metric, float] = Field(default_factory=dict)
+    weights: dict[Metric, float] = Field(default_factory=dict)
+    maxima: dict[Metric, float] = Field(default_factory=dict)
+    histograms: dict[HistogramKind, LatencyHistogram] = Field(default_factory=dict)
+
+    @property
+    def start(self) -> datetime:
+        return datetime.fromtimestamp(self.start_s, UTC)
+
+    @property
+    def end_s(self) -> int:
+        return self.start_s + self.resolution_s
+
+
+class TierPoints(BaseModel):
+    """One tier's points: entity id → bucket start (epoch seconds) → point."""
+
+    resolution_s: int
+    points: dict[str, dict[int, SeriesPoint]] = Field(default_factory=dict)
+
+
+class SeriesQuery(BaseModel):
+    """Points of one entity over a time range, all at one resolution: the finest at which the
+    whole range is still kept (finer points re-bucketed to it where the range spans tiers)."""
+
+    entity: str
+    resolution_s: int | None  # None when nothing is kept for the range
+    points: list[SeriesPoint] = Field(default_factory=list)
+
+
+def _epoch_s(moment: datetime) -> float:
+    """Seconds since the epoch; a naive datetime is taken as UTC."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
+
+
+def _weight(metric: Metric, values: dict[Metric, float], covered_s: float) -> float:
+    """How much stands behind `metric` in a point measured over `covered_s` seconds."""
+    counted_by = _WEIGHED_BY.get(metric)
+    if counted_by is None:
+        return covered_s
+    return sum(max(0.0, values.get(m, 0.0)) for m in counted_by) * covered_s
+
+
+def new_point(
+    start_s: int,
+    resolution_s: int,
+    covered_s: float,
+    values: dict[Metric, float],
+    histograms: dict[HistogramKind, LatencyHistogram],
+) -> SeriesPoint:
+    """A point from one measurement; NaN, infinite or negative values (a counter reset) are
+    left out."""
+    clean = {m: v for m, v in values.items() if math.isfinite(v) and v >= 0.0}
+    covered_s = max(0.0, covered_s)
+    return SeriesPoint(
+        start_s=start_s,
+        resolution_s=resolution_s,
+        covered_s=covered_s,
+        values=clean,
+        weights={m: _weight(m, clean, covered_s) for m in clean},
+        maxima=dict(clean),
+        histograms={k: h.model_copy(deep=True) for k, h in histograms.items()},
+    )
+
+
+def combine_into(total: SeriesPoint, part: SeriesPoint) -> None:
+    """Add `part` to `total` (in place): histograms merged, means re-weighted, maxima kept."""
+    total.covered_s += part.covered_s
+    for metric, value in part.values.items():
+        weight = part.weights.get(metric, 0.0)
+        before = total.values.get(metric)
+        before_weight = total.weights.get(metric, 0.0)
+        if before is None:
+            total.values[metric] = value
+        elif before_weight + weight > 0:
+            total.values[metric] = (before * before_weight + value * weight) / (
+                before_weight + weight
+            )
+        total.weights[metric] = before_weight + weight
+    for metric, peak in part.maxima.items():
+        total.maxima[metric] = max(peak, total.maxima.get(metric, peak))
+    for kind, histogram in part.histograms.items():
+        total.histograms.setdefault(kind, LatencyHistogram()).merge_from(histogram)
+
+
+def _rebucket(point: SeriesPoint, resolution_s: int, into: dict[int, SeriesPoint]) -> None:
+    """Add `point` to the bucket of `resolution_s` that holds its start."""
+    start = point.start_s - point.start_s % resolution_s
+    bucket = into.get(start)
+    if bucket is None:
+        bucket = SeriesPoint(start_s=start, resolution_s=resolution_s)
+        into[start] = bucket
+    combine_into(bucket, point)
+
+
+class HistogramSeries(BaseModel):
+    """Every entity's points in every tier of `policy`."""
+
+    policy: RetentionPolicy = Field(default_factory=RetentionPolicy)
+    tiers: list[TierPoints] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _one_store_per_tier(self) -> HistogramSeries:
+        if not self.tiers:
+            self.tiers = [TierPoints(resolution_s=t.resolution_s) for t in self.policy.tiers]
+        if [t.resolution_s for t in self.tiers] != [t.resolution_s for t in self.policy.tiers]:
+            raise ValueError("the stored tiers do not match the retention policy")
+        return self
+
+    def add(
+        self,
+        entity: str,
+        at: datetime,
+        duration_s: float,
+        values: dict[Metric, float] | None = None,
+        histograms: dict[HistogramKind, LatencyHistogram] | None = None,
+    ) -> None:
+        """Record what `entity` did for `duration_s` seconds from `at`, in the finest tier (the
+        bucket holding `at`; points landing in one bucket are combined)."""
+        finest = self.tiers[0]
+        start = int(_epoch_s(at)) // finest.resolution_s * finest.resolution_s
+        point = new_point(start, finest.resolution_s, duration_s, values or {}, histograms or {})
+        _rebucket(point, finest.resolution_s, finest.points.setdefault(entity, {}))
+
+    def compact(self, now: datetime) -> None:
+        """Roll every point that has outlived its tier into the next tier, and drop what has
+        outlived the last one. A point counts as old once its bucket has ended that long ago."""
+        now_s = _epoch_s(now)
+        for index, (tier, limits) in enumerate(zip(self.tiers, self.policy.tiers, strict=True)):
+            coarser = self.tiers[index + 1] if index + 1 < len(self.tiers) else None
+            oldest_kept = now_s - limits.keep_s
+            for entity, points in tier.points.items():
+                expired = [start for start, p in points.items() if p.end_s <= oldest_kept]
+                for start in expired:
+                    point = points.pop(start)
+                    if coarser is not None:
+                        target = coarser.points.setdefault(entity, {})
+                        _rebucket(point, coarser.resolution_s, target)
+            tier.points = {entity: points for entity, points in tier.points.items() if points}
+
+    def entities(self) -> list[str]:
+        """Every entity with at least one point kept."""
+        return sorted({entity for tier in self.tiers for entity in tier.points})
+
+    def query(self, entity: str, start: datetime, end: datetime) -> SeriesQuery:
+        """`entity`'s points overlapping [start, end), at the coarsest resolution among the
+        tiers that hold any of them (so the whole range is there, as fine as it is kept)."""
+        start_s, end_s = _epoch_s(start), _epoch_s(end)
+        found: list[SeriesPoint] = []
+        resolution: int | None = None
+        for tier in self.tiers:
+            inside = [
+                p
+                for p in tier.points.get(entity, {}).values()
+                if p.start_s < end_s and p.end_s > start_s
+            ]
+            if inside:
+                found.extend(inside)
+                resolution = tier.resolution_s
+        if resolution is None:
+            return SeriesQuery(entity=entity, resolution_s=None)
+        buckets: dict[int, SeriesPoint] = {}
+        for point in found:
+            _rebucket(point, resolution, buckets)  # copies: the stored points stay as they are
+        return SeriesQuery(
+            entity=entity,
+            resolution_s=resolution,
+            points=[buckets[s] for s in sorted(buckets)],
+        )

@@ -1,4 +1,5 @@
-"""Write a whole snapshot directory for a spec: manifest, sysfs tree and sg_ses outputs."""
+"""Write a whole snapshot directory for a spec: manifest, sysfs tree, command outputs and, with
+a `[workload]`, the diskstats and /proc/net/dev samples and ZFS latency histograms."""
 
 from __future__ import annotations
 
@@ -20,6 +21,10 @@ from pinchpoint.simulator.smart import write_smart
 from pinchpoint.simulator.spec import HostSpec
 from pinchpoint.simulator.sysfs_tree import write_sysfs
 from pinchpoint.simulator.tree_writer import TreeWriter
+from pinchpoint.simulator.workload import run_workload
+from pinchpoint.simulator.workload_diskstats import write_samples
+from pinchpoint.simulator.workload_netdev import write_net_dev
+from pinchpoint.simulator.workload_zfs import write_iostat_w
 from pinchpoint.simulator.zfs import write_zfs
 
 
@@ -80,6 +85,11 @@ def write_snapshot(
     write_smart(writer, view, spec, fc.first_paths())
     write_nvme(writer, pci, spec)
     write_zfs(writer, view, spec)
+    workload = run_workload(spec, view, fc)
+    if workload is not None:
+        write_samples(writer, spec, view, fc, workload)
+        write_net_dev(writer, spec, workload.sample_times_s)
+    write_iostat_w(writer, spec, view, workload)
     writer.attrs("proc/sys/kernel", {"hostname": spec.host.hostname, "osrelease": spec.host.kernel})
     writer.mkdir("commands/sg_ses")
     for dev in view.ses_devices():

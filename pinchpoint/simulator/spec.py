@@ -149,6 +149,35 @@ number" count them (the element descriptor says "SLOT 01" for bay 0). I/O module
     aligned) and 9 (8 MiB, ZFS's reserved one) in sysfs. A disk with no path at all shows
     UNAVAIL by GUID ("was /dev/disk/by-id/…"), its vdev and the pool DEGRADED.
 
+``[workload]`` (optional) a simulated workload: `samples/<n>/proc/{diskstats,uptime}` and,
+    where a ZFS pool carries load, `commands/zpool/iostat-w.txt` (see docs/simulator-workload.md
+    for the model). samples (13, at least 2); interval_s (10.0); start_uptime_s (86400.0: the
+    uptime of sample 0); seed (1: the same seed gives the same files); path_policy
+    ("round-robin": a disk's I/O alternates over its linked paths, as dm-multipath or a
+    multipathing OS does; "first": all of it goes through its first sdX, as a pool opened by-id
+    without multipath); sas_link_efficiency (0.55: the share of a lane's raw rate that carries
+    data when many disks share a wide port through expanders); fc_link_efficiency (0.8);
+    hdd_random_ms (8.0: seek and rotation of one random I/O); hdd_sequential_ms (0.5);
+    hdd_mbps (200.0: media rate); ssd_ms (0.1); ssd_mbps (1000.0); lun_ms (0.02: the array's
+    time per I/O of one LUN, many disks behind it); ncq_gain (0.25: an HDD with c queued random
+    I/Os serves them 1 + ncq_gain * log2(c) times faster by reordering); max_utilisation (0.9:
+    a device is never offered more than this share of its capacity; the offered rate is cut);
+    nic_efficiency (0.94: the share of a link's line rate a saturated NIC carries as counted
+    bytes; a 100 Mbit/s link then carries 11.75 MB/s). With a `[workload]` every sample also
+    holds `proc/net/dev` for lo, the NICs and the bonds.
+    ``[[workload.network]]`` traffic offered to one NIC or bond: interface (its name); rx_mb_s,
+    tx_mb_s (0.0: MB/s, 10^6 bytes, received and sent). A bond splits its traffic evenly over
+    its members that are up (802.3ad hashes flows; active-backup: all on the active member);
+    each NIC carries at most nic_efficiency × its negotiated speed, the rest is not carried.
+    ``[[workload.load]]`` work given to a set of devices, exactly one of: pool (name of a
+    `[[zfs.pool]]`: its data disks), enclosures (list: every disk in them), luns (true: every FC
+    LU, through its multipath map when there is one). read_share (0.0-1.0, 0.5); io_kib (128);
+    iops or mbps (offered per device; exactly one); pattern ("random" or "sequential");
+    burst (1: I/Os arrive one by one at random times; N: in groups of N, as a ZFS txg sync or
+    a database checkpoint issues them); even (true: every device of the load runs at the rate
+    the slowest can sustain, as a mirrored pool does); sync_reads (true: ZFS reads are sync,
+    writes async).
+
 The host section also gives `/proc/sys/kernel/{hostname,osrelease}`.
 """
 
@@ -619,6 +648,71 @@ class ZfsSpec(_Strict):
     pool: list[ZfsPoolSpec] = Field(default_factory=list)
 
 
+class LoadSpec(_Strict):
+    """`[[workload.load]]`: the same work given to every device of a set."""
+
+    pool: str | None = None
+    enclosures: list[str] | None = None
+    luns: bool = False
+    read_share: float = Field(default=0.5, ge=0.0, le=1.0)
+    io_kib: int = Field(default=128, ge=1, le=16384)
+    iops: float | None = Field(default=None, gt=0)
+    mbps: float | None = Field(default=None, gt=0)
+    pattern: Literal["random", "sequential"] = "random"
+    burst: int = Field(default=1, ge=1, le=100000)
+    even: bool = True
+    sync_reads: bool = True
+
+    @model_validator(mode="after")
+    def _one_target_one_rate(self) -> Self:
+        """A load names one set of devices and one offered rate."""
+        targets = sum((self.pool is not None, self.enclosures is not None, self.luns))
+        if targets != 1:
+            raise ValueError("give exactly one of pool, enclosures or luns = true")
+        if (self.iops is None) == (self.mbps is None):
+            raise ValueError("give exactly one of iops or mbps (offered per device)")
+        return self
+
+    @property
+    def offered_iops(self) -> float:
+        """I/Os per second offered to each device."""
+        if self.iops is not None:
+            return self.iops
+        assert self.mbps is not None
+        return self.mbps * 1_000_000 / (self.io_kib * 1024)
+
+
+class NetworkLoadSpec(_Strict):
+    """`[[workload.network]]`: traffic offered to one NIC or bond, in MB/s (10^6 bytes)."""
+
+    interface: str = Field(min_length=1)
+    rx_mb_s: float = Field(default=0.0, ge=0)
+    tx_mb_s: float = Field(default=0.0, ge=0)
+
+
+class WorkloadSpec(_Strict):
+    """`[workload]`: sampling, the device and link model's parameters, and the loads."""
+
+    samples: int = Field(default=13, ge=2, le=10000)
+    interval_s: float = Field(default=10.0, gt=0, le=86400)
+    start_uptime_s: float = Field(default=86400.0, ge=0)
+    seed: int = 1
+    path_policy: Literal["round-robin", "first"] = "round-robin"
+    sas_link_efficiency: float = Field(default=0.55, gt=0, le=1)
+    fc_link_efficiency: float = Field(default=0.8, gt=0, le=1)
+    hdd_random_ms: float = Field(default=8.0, gt=0)
+    hdd_sequential_ms: float = Field(default=0.5, ge=0)
+    hdd_mbps: float = Field(default=200.0, gt=0)
+    ssd_ms: float = Field(default=0.1, gt=0)
+    ssd_mbps: float = Field(default=1000.0, gt=0)
+    lun_ms: float = Field(default=0.02, gt=0)
+    ncq_gain: float = Field(default=0.25, ge=0, le=4)
+    max_utilisation: float = Field(default=0.9, gt=0, lt=1)
+    nic_efficiency: float = Field(default=0.94, gt=0, le=1)
+    load: list[LoadSpec] = Field(default_factory=list)
+    network: list[NetworkLoadSpec] = Field(default_factory=list)
+
+
 class HostSpec(_Strict):
     """A whole imagined host: the root of a spec file."""
 
@@ -636,6 +730,7 @@ class HostSpec(_Strict):
     fc_driver: FcDriverSpec = FcDriverSpec()
     nvme: list[NvmeSpec] = Field(default_factory=list)
     zfs: ZfsSpec | None = None
+    workload: WorkloadSpec | None = None
 
     def bond_members(self, bond: BondSpec) -> list[str]:
         """A bond's members: those it lists, then the NICs naming it, in spec order."""
@@ -758,7 +853,32 @@ class HostSpec(_Strict):
         self._check_network()
         self._check_fc()
         self._check_zfs(enclosures)
+        self._check_workload(enclosures)
         return self
+
+    def _check_workload(self, enclosures: dict[str, EnclosureSpec]) -> None:
+        """Loads name pools and enclosures that exist; LUN loads need FC ports."""
+        if self.workload is None:
+            return
+        pools = {p.name: p for p in (self.zfs.pool if self.zfs else [])}
+        for i, load in enumerate(self.workload.load):
+            where = f"workload.load[{i}]"
+            if load.pool is not None and load.pool not in pools:
+                raise ValueError(f"{where}.pool: unknown pool {load.pool!r}{_known(pools)}")
+            for name in load.enclosures or []:
+                if name not in enclosures:
+                    raise ValueError(
+                        f"{where}.enclosures: unknown enclosure {name!r}{_known(enclosures)}"
+                    )
+            if load.luns and not self.fc_port:
+                raise ValueError(f"{where}.luns: the host has no [[fc_port]], so no LUN")
+        links = {n.name: n for n in self.nic} | {b.name: b for b in self.bond}
+        for i, traffic in enumerate(self.workload.network):
+            if traffic.interface not in links:
+                raise ValueError(
+                    f"workload.network[{i}].interface: unknown NIC or bond "
+                    f"{traffic.interface!r}{_known(links)}"
+                )
 
     def _check_zfs(self, enclosures: dict[str, EnclosureSpec]) -> None:
         """Pools name known enclosures and occupied bays, each disk used once."""

@@ -95,7 +95,9 @@ def test_scsi_host_and_device_attribute_names(demo_root: Path) -> None:
     assert simulated_sdev <= real_sdev
     (block,) = (sdev / "block").iterdir()
     real_block = REAL_SDEV / "block" / "sdw"
-    assert names(block) - {"queue"} <= names(real_block)
+    partitions = {n for n in names(block) if (block / n / "partition").exists()}
+    assert partitions == {f"{block.name}1", f"{block.name}9"}  # the demo's ZFS pool partitions
+    assert names(block) - {"queue"} - partitions <= names(real_block)
     assert names(block / "queue") <= names(REFERENCE / "sys/block/sda/queue")
     assert {"size", "dev", "device"} <= names(block)
     assert {"rotational", "nr_requests", "logical_block_size", "scheduler"} <= names(

@@ -91,8 +91,10 @@ def test_demo_block_queue_of_disks(demo_inventory: Inventory) -> None:
 def test_downgraded_nic(scenario: Callable[[str], Path]) -> None:
     inv = inventory_of(scenario("downgraded_nic"))
     assert lines(inv) == []
-    (nic,) = inv.network.nics
-    assert nic.name == "eno1" and nic.pci_address == "0000:00:1f.6"
+    nic = inv.network.nic("eno1")
+    assert nic is not None and nic.pci_address == "0000:00:1f.6"
+    peers = [n for n in inv.network.nics if n.name != "eno1"]  # its 1 GbE peers (field case 3)
+    assert len(peers) == 3 and {n.speed_mbps for n in peers} == {1000}
     assert nic.speed_mbps == 100
     assert nic.max_supported_speed_mbps == 1000
     assert nic.max_common_speed_mbps == 100

@@ -144,6 +144,8 @@ def assert_links_resolve_inside(root: Path) -> int:
             assert resolved.startswith(real_root + os.sep), (
                 f"{full} -> {target} leaves the snapshot"
             )
+            if os.path.relpath(full, root).startswith("dev" + os.sep):
+                continue  # /dev/disk/by-id links name device nodes, which no snapshot holds
             assert os.path.exists(resolved), f"{full} -> {target} dangles"
     return count
 
@@ -160,6 +162,11 @@ def assert_class_links_point_right(root: Path) -> None:
             target = os.readlink(entry)
             assert target.startswith("../../devices/"), (entry, target)
             resolved = entry.resolve()
+            if cls == "block" and (resolved / "partition").exists():
+                # a partition sits in its disk's directory: …/block/sda/sda1, no device link
+                assert resolved.parent.parent.name == "block", resolved
+                assert not (resolved / "device").exists()
+                continue
             assert (resolved.parent.name, resolved.name) == (cls, name), (entry, resolved)
             if target.startswith("../../devices/virtual/"):
                 assert not (resolved / "device").exists()  # bonds and lo have no device
@@ -188,6 +195,9 @@ def test_bus_and_block_links_agree_with_classes(demo_root: Path) -> None:
     for dev in scsi_devices(demo_root):
         assert (sys_dir / "bus" / "scsi" / "devices" / dev.hctl).resolve() == dev.path
     for name in class_entries(demo_root, "block"):
+        if (sys_dir / "class" / "block" / name / "partition").exists():
+            assert not (sys_dir / "block" / name).exists()  # /sys/block lists whole disks only
+            continue
         assert (sys_dir / "block" / name).resolve() == (
             sys_dir / "class" / "block" / name
         ).resolve()
@@ -224,7 +234,9 @@ def test_demo_counts(demo_root: Path) -> None:
         "JBOD-012",
     ]
     assert len(class_entries(demo_root, "sas_expander")) == 10
-    assert len(class_entries(demo_root, "block")) == 240
+    # /sys/class/block also lists partitions: two per disk of the demo's ZFS pool (1 and 9)
+    assert len(class_entries(demo_root, "block")) == 240 + 2 * 240
+    assert len(os.listdir(demo_root / "sys" / "block")) == 240
 
 
 def test_demo_paths_per_disk_follow_the_cabling(demo_root: Path) -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import re
 import shutil
 import statistics
@@ -29,6 +28,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from machine import machine_line
 
 from pinchpoint.checks.inventory import collect_inventory
 from pinchpoint.checks.sas_fabric import FabricBuilder
@@ -173,10 +174,7 @@ def main() -> None:
                 skipped = f"sas_devices failed: {theirs[0].stderr.strip().splitlines()[-1:]}"
 
         print(f"### inventory of `{args.spec}` ({time.strftime('%Y-%m-%d')})\n")
-        print(
-            f"- machine: {platform.machine()}, {os.cpu_count()} cores, "
-            f"Python {platform.python_version()}, kernel {platform.release()}"
-        )
+        print(f"- machine: {machine_line()}")
         print(
             f"- snapshot: {ours_disks} SAS disks, {ours_paths} SAS disk paths, "
             f"{len(inventory.network.nics)} NICs, {len(inventory.network.bonds)} bonds, "

@@ -102,6 +102,15 @@ def capture_command(
     tar: Annotated[
         bool, typer.Option("--tar", help="Write a .tar.gz archive instead of a directory.")
     ] = False,
+    samples: Annotated[
+        int,
+        typer.Option(
+            "--samples", min=0, help="Also record this many /proc/diskstats samples (stats diff)."
+        ),
+    ] = 0,
+    interval: Annotated[
+        float, typer.Option("--interval", min=0.1, help="Seconds between diskstats samples.")
+    ] = 10.0,
 ) -> None:
     """Write a snapshot of everything the collectors read, to analyse this host elsewhere."""
     from pinchpoint.checks.capture import capture, capture_tarball
@@ -110,7 +119,8 @@ def capture_command(
         with progress_bar() as progress:
             task = progress.add_task("capture", total=None)
             say = progress_reporter(progress, task)
-            result = capture_tarball(out, progress=say) if tar else capture(out, progress=say)
+            write = capture_tarball if tar else capture
+            result = write(out, progress=say, samples=samples, interval_s=interval)
     except FileExistsError as err:
         raise fail(f"{err}; choose a new path") from None
     fabric = result.inventory.sas

@@ -84,6 +84,26 @@ def test_capture_tar_writes_one_archive(tmp_path: Path) -> None:
     assert again.exit_code == 0, again.output
 
 
+def test_capture_with_samples_gives_stats_diff_a_series(tmp_path: Path) -> None:
+    """`capture --samples 3` keeps this host's diskstats three times; `stats diff` reads them."""
+    archive = tmp_path / "host.tar.gz"
+    result = runner.invoke(
+        app, ["capture", str(tmp_path / "host"), "--tar", "--samples", "3", "--interval", "0.2"]
+    )
+    assert result.exit_code == 0, result.output
+    with tarfile.open(archive) as tar:
+        names = set(tar.getnames())
+    for n in range(3):
+        assert f"host/samples/{n}/proc/diskstats" in names
+        assert f"host/samples/{n}/proc/uptime" in names
+    diff = runner.invoke(app, ["stats", "diff", str(archive), "--json", "--all"])
+    assert diff.exit_code == 0, diff.output
+    intervals = json.loads(diff.stdout)["intervals"]
+    assert len(intervals) == 2
+    assert all(0.1 <= i["interval_s"] <= 5 for i in intervals)
+    assert intervals[0]["devices"], "this machine has at least one block device"
+
+
 def test_demo_shows_the_two_single_pathed_jbods() -> None:
     result = runner.invoke(app, ["inventory", "--demo"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output

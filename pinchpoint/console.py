@@ -40,12 +40,28 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+DEMO_SCRATCH_BYTES = 512 * 1024 * 1024  # the demo's 20,000 small files take ~80 MB of tmpfs
+
+
+def scratch_dir() -> str | None:
+    """Where to write the demo snapshot: /dev/shm when it is a roomy tmpfs (the demo's small
+    files write in 0.8 s there against 5 s on this VM's disk), else the default temp dir (a
+    container's /dev/shm is often 64 MB)."""
+    shm = "/dev/shm"
+    try:
+        stats = os.statvfs(shm)
+    except OSError:
+        return None
+    roomy = stats.f_bavail * stats.f_frsize >= DEMO_SCRATCH_BYTES
+    return shm if roomy and os.access(shm, os.W_OK | os.X_OK) else None
+
+
 @contextmanager
 def demo_source() -> Iterator[Source]:
     """The bundled demo host, simulated into a temporary snapshot."""
     from pinchpoint.simulator import demo_spec, write_snapshot
 
-    with tempfile.TemporaryDirectory(prefix="pinchpoint-demo-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="pinchpoint-demo-", dir=scratch_dir()) as tmp:
         write_snapshot(demo_spec(), Path(tmp, "demo"))
         with open_snapshot(Path(tmp, "demo")) as source:
             yield source

@@ -6,6 +6,7 @@ import json
 import tarfile
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from pinchpoint.cli import app
@@ -150,3 +151,22 @@ def test_counted_steps_fill_the_progress_bar() -> None:
     report("reading ZFS pools")
     state = progress.tasks[0]
     assert (state.description, state.total) == ("reading ZFS pools", None)
+
+
+def test_demo_scratch_dir_is_a_roomy_tmpfs_or_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo is written to /dev/shm only where it has room (a container's is often 64 MB)."""
+    import os
+
+    from pinchpoint import console
+
+    class Small:
+        f_bavail, f_frsize = 64 * 1024 * 1024 // 4096, 4096
+
+    monkeypatch.setattr(os, "statvfs", lambda _path: Small())
+    assert console.scratch_dir() is None
+
+    def missing(_path: str) -> None:
+        raise FileNotFoundError(_path)
+
+    monkeypatch.setattr(os, "statvfs", missing)
+    assert console.scratch_dir() is None

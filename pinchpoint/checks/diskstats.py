@@ -25,7 +25,12 @@ from typing import Any
 from pinchpoint.checks.source import LiveSource, Source, SourceError
 from pinchpoint.checks.sysfs import ProblemLog
 from pinchpoint.model.problems import CollectionProblem, ProblemKind
-from pinchpoint.model.stats import DiskstatsCounters, DiskstatsSample, ParseSkips
+from pinchpoint.model.stats import (
+    DISKSTATS_COUNTER_FIELDS,
+    DiskstatsCounters,
+    DiskstatsSample,
+    ParseSkips,
+)
 
 __all__ = [
     "DISKSTATS",
@@ -50,25 +55,7 @@ SAMPLES = "/samples"
 
 # Counter names in the kernel's order (Documentation/admin-guide/iostats.rst), after the
 # major, minor and name columns of /proc/diskstats.
-_COUNTERS = (
-    "reads",
-    "reads_merged",
-    "sectors_read",
-    "read_ms",
-    "writes",
-    "writes_merged",
-    "sectors_written",
-    "write_ms",
-    "in_flight",
-    "io_ms",
-    "weighted_ms",
-    "discards",
-    "discards_merged",
-    "sectors_discarded",
-    "discard_ms",
-    "flushes",
-    "flush_ms",
-)
+_COUNTERS = DISKSTATS_COUNTER_FIELDS
 _LAYOUTS = (11, 15, 17)  # counters per line: 14-, 18- and 20-field /proc/diskstats
 _FIELD_NAMES = frozenset(DiskstatsCounters.model_fields)
 _OLD_PARTITION_FIELDS = 7  # pre-2.6.25: "major minor name reads sectors writes sectors"

@@ -27,7 +27,12 @@ from operator import itemgetter
 
 from pinchpoint.checks.diskstats import DISKSTATS, PART, _counters, parse_diskstats
 from pinchpoint.model.problems import CollectionProblem, ProblemKind
-from pinchpoint.model.stats import DiskstatsCounters, DiskstatsSample, ParseSkips
+from pinchpoint.model.stats import (
+    DISKSTATS_COUNTER_FIELDS,
+    DiskstatsCounters,
+    DiskstatsSample,
+    ParseSkips,
+)
 
 __all__ = [
     "COUNTERS",
@@ -45,25 +50,7 @@ _LAYOUTS = (14, 18, 20)  # fields per line
 _LINE_BREAKS_OF_STR = (b"\r", b"\x0b", b"\x0c")  # str.splitlines breaks there, bytes.split not
 _SEPARATOR = b";"
 _READ_SIZE = 262144
-_COUNTER_FIELDS = (
-    "reads",
-    "reads_merged",
-    "sectors_read",
-    "read_ms",
-    "writes",
-    "writes_merged",
-    "sectors_written",
-    "write_ms",
-    "in_flight",
-    "io_ms",
-    "weighted_ms",
-    "discards",
-    "discards_merged",
-    "sectors_discarded",
-    "discard_ms",
-    "flushes",
-    "flush_ms",
-)
+_COUNTER_FIELDS = DISKSTATS_COUNTER_FIELDS
 _row_of = itemgetter("major", "minor", *_COUNTER_FIELDS)
 
 

@@ -81,6 +81,11 @@ class DiskstatsCounters(BaseModel):
     field_count: int = 14  # 14, 18 or 20: the layout this line came in
 
 
+# The 17 counters in the kernel's order (Documentation/admin-guide/iostats.rst), as they follow
+# the major, minor and name columns of /proc/diskstats: the field order of `DiskstatsCounters`.
+DISKSTATS_COUNTER_FIELDS = tuple(DiskstatsCounters.model_fields)[3:-1]
+
+
 class DiskstatsSample(BaseModel):
     """All devices' counters at one moment, and the clock to measure the interval with."""
 

@@ -31,6 +31,7 @@ from itertools import compress, islice, pairwise
 
 from pinchpoint.checks.diskstats_live import DiskstatsTable
 from pinchpoint.model.stats import (
+    DISKSTATS_COUNTER_FIELDS,
     DeviceFigures,
     DiskstatsCounters,
     DiskstatsSample,
@@ -97,25 +98,7 @@ def _count_delta(before: int, after: int) -> int | None:
 
 
 # Positions in the counter tuple (DiskstatsCounters fields, in the kernel's order).
-_COUNTER_FIELDS = (
-    "reads",
-    "reads_merged",
-    "sectors_read",
-    "read_ms",
-    "writes",
-    "writes_merged",
-    "sectors_written",
-    "write_ms",
-    "in_flight",
-    "io_ms",
-    "weighted_ms",
-    "discards",
-    "discards_merged",
-    "sectors_discarded",
-    "discard_ms",
-    "flushes",
-    "flush_ms",
-)
+_COUNTER_FIELDS = DISKSTATS_COUNTER_FIELDS
 _IN_FLIGHT = 8  # a gauge, not a counter
 _IO_MS = 9
 _COUNTS = (0, 1, 2, 4, 5, 6, 11, 12, 13, 15)  # numbers of I/Os, merges and sectors

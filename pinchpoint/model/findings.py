@@ -1,0 +1,132 @@
+"""Findings and reports: what the rules conclude, with the evidence and the fix.
+
+A finding names one entity by its stable id (the same ids the inventory uses, so history and
+mutes survive reboots) and by the name a technician uses (a JBOD's nickname, an HBA's PCI
+address and board). Its evidence holds the numbers and the peers it was compared with; its
+remediation says what to do. A rule that could not run is reported as skipped with the reason,
+never as passed. `docs/report-format.md` documents the JSON form.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+from pinchpoint.model.inventory import HostInfo
+from pinchpoint.model.problems import CollectionProblem
+
+REPORT_FORMAT_VERSION = 1
+
+
+class Severity(StrEnum):
+    CRITICAL = "critical"  # data at risk or a path gone: act now
+    WARNING = "warning"  # performance lost or redundancy reduced: plan a fix
+    INFO = "info"  # worth knowing, nothing to fix urgently
+
+    @property
+    def rank(self) -> int:
+        """2 for critical, 1 for warning, 0 for info: for sorting and `--fail-on`."""
+        return {"critical": 2, "warning": 1, "info": 0}[self.value]
+
+
+class EntityKind(StrEnum):
+    """What a finding is about."""
+
+    HOST = "host"
+    HBA = "hba"
+    HBA_PORT = "hba_port"
+    PHY = "phy"
+    CHAIN = "chain"
+    ENCLOSURE = "enclosure"
+    EXPANDER = "expander"
+    DISK = "disk"
+    PARTITION = "partition"
+    BLOCK_DEVICE = "block_device"
+    VDEV = "vdev"
+    POOL = "pool"
+    LUN = "lun"
+    FC_PORT = "fc_port"
+    FC_ADAPTER = "fc_adapter"
+    NIC = "nic"
+    BOND = "bond"
+    PCIE_DEVICE = "pcie_device"
+    VOLUME = "volume"  # an imported volume (a Windows LogicalDisk)
+
+
+class EntityRef(BaseModel):
+    """An entity by stable id and by the name a person uses for it."""
+
+    kind: EntityKind
+    id: str  # stable: "enclosure:0x5000ccab0200947e", "hba:0000:03:00.0", "nic:…"
+    name: str  # "JBOD-003", "0000:03:00.0 SAS9300-8e", "eno1 on store01"
+
+
+class Fact(BaseModel):
+    """One number (or value) of the evidence, named and with its unit."""
+
+    name: str  # "paths present", "queue per disk", "negotiated speed"
+    value: float | int | str | bool | None
+    unit: str | None = None  # "ms", "Mb/s", "I/Os", "%"
+    entity: EntityRef | None = None  # whose value it is, when not the finding's own entity
+
+
+class Evidence(BaseModel):
+    """One piece of proof: a sentence, the facts behind it and the peers it compares with."""
+
+    rule: str  # the rule that produced it (a correlated finding carries several)
+    summary: str  # "2 of 2 expected paths present on JBOD-001; JBOD-003 has 1"
+    facts: list[Fact] = Field(default_factory=list)
+    peers: list[EntityRef] = Field(default_factory=list)
+
+
+class Mute(BaseModel):
+    """A finding silenced on purpose: which rule, which entity, until when, and why."""
+
+    rule: str
+    entity_id: str
+    until: datetime | None = None  # None: until lifted by hand
+    reason: str
+    severity_at_mute: Severity | None = None  # the mute lifts when the finding gets worse
+
+
+class Finding(BaseModel):
+    """One conclusion about one entity: what is wrong, the proof, and the fix."""
+
+    id: str  # "<rule>@<entity id>": stable across reports, the key of history and mutes
+    rule: str
+    category: str  # "sas", "latency", "queue", "san", "fc", "net", "pcie", "disk"
+    severity: Severity
+    title: str  # one line: "JBOD-003 has 1 of 2 SAS paths"
+    entity: EntityRef
+    evidence: list[Evidence] = Field(default_factory=list)
+    remediation: str
+    muted: Mute | None = None
+    # Findings folded into this one because they share its cause (the latency of a
+    # single-pathed JBOD is the symptom, the missing cable the cause): their ids.
+    related: list[str] = Field(default_factory=list)
+
+
+class SkippedRule(BaseModel):
+    """A rule that did not run, and why (inputs missing, disabled, failed)."""
+
+    rule: str
+    reason: str
+
+
+class Report(BaseModel):
+    """One evaluation of every rule against one host."""
+
+    format_version: int = REPORT_FORMAT_VERSION
+    host: HostInfo
+    generated_at: datetime
+    findings: list[Finding] = Field(default_factory=list)
+    skipped: list[SkippedRule] = Field(default_factory=list)
+    collection: list[CollectionProblem] = Field(default_factory=list)  # collectors that failed
+    rules_evaluated: int = 0
+
+    def worst(self) -> Severity | None:
+        """The highest severity among findings that are not muted; None when there are none."""
+        active = [f.severity for f in self.findings if f.muted is None]
+        return max(active, key=lambda s: s.rank) if active else None

@@ -1,0 +1,190 @@
+"""What a rule is: a small documented unit with a stable id, the inputs it needs, its thresholds
+and its fix, and a function that looks at one host and says what is wrong.
+
+A rule's function receives a `RuleContext` (the inventory and, where measured, the statistics)
+and its `Limits` (thresholds resolved for each entity: per-entity override, then the config
+file, then the default) and yields `Hit`s. The engine turns hits into findings, skips the rule
+with a reason when an input it needs is missing, and never lets one rule's failure stop the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import cached_property
+
+from pinchpoint.model.breakdown import Breakdown, GroupFigures, GroupLevel
+from pinchpoint.model.findings import EntityRef, Evidence, Severity
+from pinchpoint.model.inventory import Inventory
+from pinchpoint.model.stats import ImportedStats, IntervalFigures, NetDevInterval
+from pinchpoint.stats.aggregate import ALL_LEVELS, breakdown
+
+ThresholdValue = float | int | bool | str
+
+
+class Input(StrEnum):
+    """A part of what pinchpoint knows about a host that a rule may need."""
+
+    SAS = "sas"  # the SAS fabric: HBAs, ports, chains, enclosures, disks and paths
+    NETWORK = "network"  # NICs and bonds
+    FC = "fc"  # Fibre Channel ports and adapters
+    MULTIPATH = "multipath"  # dm-multipath maps
+    PCIE = "pcie"  # PCIe functions and their links
+    BLOCK = "block"  # block devices: queue settings, partitions
+    HEALTH = "health"  # SMART
+    ZFS = "zfs"  # pools and vdevs
+    DISK_STATS = "disk_stats"  # diskstats intervals (iostat figures)
+    HISTOGRAMS = "histograms"  # latency histograms (zpool iostat -w, fio …)
+    NET_STATS = "net_stats"  # /proc/net/dev intervals
+    PREVIOUS = "previous"  # the inventory of the sweep before (for counters that rise)
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """A configurable limit of a rule, with its default and what it means."""
+
+    default: ThresholdValue
+    doc: str
+    unit: str | None = None
+
+
+@dataclass
+class Hit:
+    """What a rule found about one entity; the engine makes it a `Finding`."""
+
+    entity: EntityRef
+    title: str
+    evidence: list[Evidence]
+    severity: Severity | None = None  # None: the rule's severity (from the config or default)
+    remediation: str | None = None  # None: the rule's remediation text
+
+
+@dataclass
+class RuleContext:
+    """Everything a rule may look at for one host. Statistics are empty where not measured."""
+
+    inventory: Inventory
+    intervals: list[IntervalFigures] = field(default_factory=list)
+    imported: list[ImportedStats] = field(default_factory=list)
+    net_intervals: list[NetDevInterval] = field(default_factory=list)
+    previous: Inventory | None = None
+    slower_than_s: float = 0.220  # the "slow I/O" line of the breakdown (field case 1: 220 ms)
+
+    @cached_property
+    def breakdown(self) -> Breakdown:
+        """The statistics grouped at every level (computed once, shared by all rules)."""
+        return breakdown(
+            self.inventory,
+            (*ALL_LEVELS, GroupLevel.NIC, GroupLevel.BOND),
+            self.intervals,
+            self.imported,
+            self.slower_than_s,
+            self.net_intervals,
+        )
+
+    def groups(self, level: GroupLevel) -> list[GroupFigures]:
+        """The groups of one level of the breakdown (empty when the level has none)."""
+        for found in self.breakdown.levels:
+            if found.level is level:
+                return list(found.groups)
+        return []
+
+    def missing(self, needed: Input) -> str | None:
+        """Why `needed` is not available for this host; None when it is."""
+        inventory = self.inventory
+        present = {
+            Input.SAS: bool(inventory.sas.hbas),
+            Input.NETWORK: bool(inventory.network.nics),
+            Input.FC: bool(inventory.fc.ports),
+            Input.MULTIPATH: bool(inventory.multipath.maps),
+            Input.PCIE: bool(inventory.pcie.functions),
+            Input.BLOCK: bool(inventory.block.devices),
+            Input.HEALTH: bool(inventory.health.disks),
+            Input.ZFS: bool(inventory.zfs.pools),
+            Input.DISK_STATS: any(i.devices for i in self.intervals),
+            Input.HISTOGRAMS: any(e.histograms for s in self.imported for e in s.entities),
+            Input.NET_STATS: any(i.interfaces for i in self.net_intervals),
+            Input.PREVIOUS: self.previous is not None,
+        }[needed]
+        if present:
+            return None
+        not_collected = [p for p in inventory.problems if p.part == needed.value]
+        if not_collected:
+            return f"{needed.value} not collected: {not_collected[0].reason}"
+        return _ABSENT[needed]
+
+
+_ABSENT = {
+    Input.SAS: "no SAS HBA on this host",
+    Input.NETWORK: "no network interfaces found",
+    Input.FC: "no Fibre Channel ports on this host",
+    Input.MULTIPATH: "no dm-multipath maps on this host",
+    Input.PCIE: "no PCIe devices found",
+    Input.BLOCK: "no block devices found",
+    Input.HEALTH: "no SMART data (smartctl not run or not installed)",
+    Input.ZFS: "no ZFS pools on this host",
+    Input.DISK_STATS: "no diskstats samples (capture --samples N, or a live check)",
+    Input.HISTOGRAMS: "no latency histograms (zpool iostat -w, fio json+ or a snapshot with them)",
+    Input.NET_STATS: "no /proc/net/dev samples (capture --samples N, or a live check)",
+    Input.PREVIOUS: "no earlier sweep of this host to compare with",
+}
+
+
+class Limits:
+    """A rule's thresholds as they apply to each entity: an override for that entity, else the
+    config file's value, else the rule's default."""
+
+    def __init__(
+        self,
+        thresholds: Mapping[str, Threshold],
+        configured: Mapping[str, ThresholdValue],
+        per_entity: Mapping[str, Mapping[str, ThresholdValue]],
+    ) -> None:
+        self._thresholds = thresholds
+        self._configured = configured
+        self._per_entity = per_entity
+
+    def get(self, name: str, entity_id: str | None = None) -> ThresholdValue:
+        """The value of threshold `name` for `entity_id` (or host-wide)."""
+        if name not in self._thresholds:
+            raise KeyError(f"no threshold {name!r}; known: {', '.join(self._thresholds)}")
+        if entity_id is not None and name in self._per_entity.get(entity_id, {}):
+            return self._per_entity[entity_id][name]
+        return self._configured.get(name, self._thresholds[name].default)
+
+    def number(self, name: str, entity_id: str | None = None) -> float:
+        """A numeric threshold as a float."""
+        value = self.get(name, entity_id)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise TypeError(f"threshold {name!r} is {value!r}, not a number")
+        return float(value)
+
+
+Check = Callable[[RuleContext, Limits], Iterable[Hit]]
+
+
+class Role(StrEnum):
+    """How a rule's findings correlate with others on the same entity."""
+
+    CAUSE = "cause"  # a cabling or configuration fault: keeps the finding
+    SYMPTOM = "symptom"  # what a fault does to latency or load: folded into a cause's finding
+    ALONE = "alone"  # neither
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule of the catalog. `id` is a contract: reports, mutes and history key on it."""
+
+    id: str  # "sas.enclosure.single_path"
+    title: str  # "Enclosure reached through fewer HBA ports than expected"
+    category: str  # the id's first part: "sas", "latency", "net" …
+    severity: Severity  # the default
+    needs: tuple[Input, ...]  # every input must be present, else the rule is skipped
+    remediation: str  # the fix, in words a technician acts on
+    check: Check
+    doc: str  # what it finds and why it matters (the catalog's text; Markdown)
+    thresholds: Mapping[str, Threshold] = field(default_factory=dict)
+    role: Role = Role.ALONE
+    # Inputs that sharpen the evidence when present but are not required (statistics).
+    uses: tuple[Input, ...] = ()

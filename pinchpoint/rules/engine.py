@@ -1,0 +1,142 @@
+"""Evaluate the catalog against one host: run each rule that can run, skip the others with the
+reason, apply severities, thresholds and mutes from the config, and fold symptoms into their
+causes.
+
+Correlation: a rule whose role is `symptom` (latency, queueing) describes what a fault does; when
+a `cause` rule (a missing path, a miscabled chain) found something on the same entity, the
+symptom's evidence joins the cause's finding instead of standing alone — field case 1's
+single-pathed JBOD is one finding, "1 of 2 paths", proven by its disks' queue.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+
+from pinchpoint.model.findings import Finding, Mute, Report, Severity, SkippedRule
+from pinchpoint.rules.base import Hit, Limits, Role, Rule, RuleContext
+from pinchpoint.rules.config import Config
+
+log = logging.getLogger(__name__)
+
+
+def finding_id(rule_id: str, entity_id: str) -> str:
+    """`<rule>@<entity id>`: one finding per rule and entity, stable across reports."""
+    return f"{rule_id}@{entity_id}"
+
+
+def _finding(rule: Rule, hit: Hit, severity: Severity) -> Finding:
+    return Finding(
+        id=finding_id(rule.id, hit.entity.id),
+        rule=rule.id,
+        category=rule.category,
+        severity=hit.severity or severity,
+        title=hit.title,
+        entity=hit.entity,
+        evidence=list(hit.evidence),
+        remediation=hit.remediation or rule.remediation,
+    )
+
+
+def _run(rule: Rule, context: RuleContext, config: Config) -> list[Finding] | str:
+    """The rule's findings, or why it did not run."""
+    settings = config.settings(rule.id)
+    if not settings.enabled:
+        return "disabled in the configuration"
+    missing = [reason for need in rule.needs if (reason := context.missing(need))]
+    if missing:
+        return "; ".join(missing)
+    limits = Limits(rule.thresholds, settings.thresholds, settings.per_entity())
+    try:
+        hits = list(rule.check(context, limits))
+    except Exception as err:  # a rule's bug must not cost the rest of the report
+        log.debug("rule %s failed:\n%s", rule.id, traceback.format_exc())
+        return f"rule failed: {type(err).__name__}: {err}"
+    findings: dict[str, Finding] = {}
+    for hit in hits:
+        found = _finding(rule, hit, settings.severity or rule.severity)
+        if found.id in findings:  # a rule that hits one entity twice: one finding
+            findings[found.id].evidence.extend(found.evidence)
+        else:
+            findings[found.id] = found
+    return list(findings.values())
+
+
+def _mute_for(finding: Finding, mutes: Sequence[Mute], now: datetime) -> Mute | None:
+    """The mute that holds for `finding`: same rule and entity, not expired, and not lifted by
+    the finding having got worse than when it was muted."""
+    for mute in mutes:
+        if mute.rule != finding.rule or mute.entity_id != finding.entity.id:
+            continue
+        if mute.until is not None and mute.until <= now:
+            continue
+        if mute.severity_at_mute is not None and finding.severity.rank > mute.severity_at_mute.rank:
+            continue
+        return mute
+    return None
+
+
+def correlate(findings: list[Finding], roles: dict[str, Role]) -> list[Finding]:
+    """Fold each symptom finding into the cause finding on the same entity (if any)."""
+    causes: dict[str, Finding] = {}
+    for finding in findings:
+        if roles.get(finding.rule) is Role.CAUSE:
+            causes.setdefault(finding.entity.id, finding)
+    kept = []
+    for finding in findings:
+        cause = causes.get(finding.entity.id)
+        if roles.get(finding.rule) is Role.SYMPTOM and cause is not None:
+            cause.evidence.extend(finding.evidence)
+            cause.related.append(finding.id)
+            continue
+        kept.append(finding)
+    return kept
+
+
+def evaluate(
+    context: RuleContext,
+    catalog: Iterable[Rule],
+    config: Config | None = None,
+    now: datetime | None = None,
+) -> tuple[list[Finding], list[SkippedRule], int]:
+    """Every finding (worst first), every skipped rule, and how many rules ran."""
+    config = config or Config()
+    now = now or datetime.now(UTC)
+    findings: list[Finding] = []
+    skipped: list[SkippedRule] = []
+    roles: dict[str, Role] = {}
+    ran = 0
+    for rule in catalog:
+        roles[rule.id] = rule.role
+        result = _run(rule, context, config)
+        if isinstance(result, str):
+            skipped.append(SkippedRule(rule=rule.id, reason=result))
+            continue
+        ran += 1
+        findings.extend(result)
+    findings = correlate(findings, roles)
+    for finding in findings:
+        finding.muted = _mute_for(finding, config.mutes, now)
+    findings.sort(key=lambda f: (-f.severity.rank, f.rule, f.entity.name))
+    return findings, skipped, ran
+
+
+def build_report(
+    context: RuleContext,
+    catalog: Iterable[Rule],
+    config: Config | None = None,
+    now: datetime | None = None,
+) -> Report:
+    """The report of one host: findings, skipped rules and the collectors that failed."""
+    now = now or datetime.now(UTC)
+    findings, skipped, ran = evaluate(context, catalog, config, now)
+    return Report(
+        host=context.inventory.host,
+        generated_at=now,
+        findings=findings,
+        skipped=skipped,
+        collection=list(context.inventory.problems),
+        rules_evaluated=ran,
+    )

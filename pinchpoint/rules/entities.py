@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from pinchpoint.model.findings import EntityKind, EntityRef
 from pinchpoint.model.inventory import Inventory
-from pinchpoint.model.sas import Chain, Disk, Enclosure, Hba, HbaPort
+from pinchpoint.model.network import Bond, Nic
+from pinchpoint.model.pcie import PciFunction
+from pinchpoint.model.sas import Chain, Disk, Enclosure, Expander, Hba, HbaPort, Phy
 
 
 def hba_name(hba: Hba) -> str:
@@ -56,3 +58,33 @@ def disk_ref(disk: Disk, inventory: Inventory) -> EntityRef:
 def host_suffix(inventory: Inventory) -> str:
     """` on store01`, to name NICs and other host-local things; empty when the name is unknown."""
     return f" on {inventory.host.hostname}" if inventory.host.hostname else ""
+
+
+def hba_phy_ref(hba: Hba, phy: Phy) -> EntityRef:
+    """An HBA phy by board, connector and lane: `0000:03:00.0 SAS9300-8e connector 0 phy 2`."""
+    name = f"{hba_name(hba)} connector {phy.phy_identifier // 4} phy {phy.phy_identifier}"
+    return EntityRef(kind=EntityKind.PHY, id=phy.id, name=name)
+
+
+def expander_phy_ref(expander: Expander, phy: Phy, inventory: Inventory) -> EntityRef:
+    """An expander phy by the enclosure it sits in (else its SAS address) and its number."""
+    names = {e.id: e.name for e in inventory.sas.enclosures}
+    where = names.get(expander.enclosure_id or "") or f"expander {expander.sas_address}"
+    name = f"{where} expander {expander.sas_address} phy {phy.phy_identifier}"
+    return EntityRef(kind=EntityKind.PHY, id=phy.id, name=name)
+
+
+def nic_ref(nic: Nic, inventory: Inventory) -> EntityRef:
+    """A NIC by kernel name and host: `eno1 on store01` (its id is the permanent MAC)."""
+    return EntityRef(kind=EntityKind.NIC, id=nic.id, name=f"{nic.name}{host_suffix(inventory)}")
+
+
+def bond_ref(bond: Bond, inventory: Inventory) -> EntityRef:
+    """A bond by name and host: `bond0 on store01`."""
+    return EntityRef(kind=EntityKind.BOND, id=bond.id, name=f"{bond.name}{host_suffix(inventory)}")
+
+
+def pcie_ref(function: PciFunction, what: str) -> EntityRef:
+    """A PCIe card by the PCI address a technician finds the slot by and what sits there."""
+    name = f"{function.pci_address} {what}" if what else function.pci_address
+    return EntityRef(kind=EntityKind.PCIE_DEVICE, id=function.id, name=name)

@@ -1,0 +1,207 @@
+"""Latency rules on simulated hosts: field case 1 (demo), a balanced host, SAN LUNs, PerfMon."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pinchpoint.checks.importers import import_stats
+from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.source import SnapshotSource
+from pinchpoint.model.findings import Finding, Severity
+from pinchpoint.model.inventory import HostInfo, Inventory, SourceKind
+from pinchpoint.model.stats import DeviceFigures, ImportKind, IntervalFigures
+from pinchpoint.rules.base import RuleContext
+from pinchpoint.rules.catalog import CATALOG
+from pinchpoint.rules.config import Config, parse_config
+from pinchpoint.rules.engine import evaluate
+from pinchpoint.rules.latency import RULES
+from pinchpoint.simulator import DEMO_SPEC_PATH, load_spec, write_snapshot
+from pinchpoint.stats.gather import gather_statistics
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+SPECS = FIXTURES / "specs"
+PERFMON = FIXTURES / "imports" / "synthetic__perfmon_relog_DBSRV01_LogicalDisk_H.csv"
+
+
+def host_context(snapshot: Path) -> RuleContext:
+    """The inventory and statistics of a snapshot: what `check` evaluates."""
+    source = SnapshotSource(snapshot)
+    inventory = collect_inventory(source)
+    gathered = gather_statistics(source, inventory, live=False, network=False)
+    return RuleContext(
+        inventory=inventory, intervals=gathered.intervals, imported=gathered.imported
+    )
+
+
+def simulated(factory: pytest.TempPathFactory, spec: Path) -> RuleContext:
+    out = factory.mktemp("latency") / spec.stem
+    write_snapshot(load_spec(spec), out)
+    return host_context(out)
+
+
+def findings(context: RuleContext, rule: str, config: Config | None = None) -> list[Finding]:
+    found, skipped, _ = evaluate(context, RULES, config)
+    assert not [s for s in skipped if s.reason.startswith("rule failed")], skipped
+    return [f for f in found if f.rule == rule]
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> RuleContext:
+    return simulated(tmp_path_factory, DEMO_SPEC_PATH)
+
+
+@pytest.fixture(scope="module")
+def balanced(tmp_path_factory: pytest.TempPathFactory) -> RuleContext:
+    return simulated(tmp_path_factory, SPECS / "three_chains_of_two_loaded.toml")
+
+
+@pytest.fixture(scope="module")
+def san(tmp_path_factory: pytest.TempPathFactory) -> RuleContext:
+    return simulated(tmp_path_factory, SPECS / "san_host.toml")
+
+
+# -- latency.group.outlier ------------------------------------------------------------------
+
+
+def test_field_case_1_the_two_single_pathed_jbods_stand_out(demo: RuleContext) -> None:
+    found = findings(demo, "latency.group.outlier")
+    assert sorted(f.entity.name for f in found) == ["JBOD-003", "JBOD-012"]
+    evidence = found[0].evidence[0]
+    assert "1 path of 2, chain of 4" in evidence.summary
+    assert len(evidence.peers) == 5
+    facts = {f.name: f.value for f in evidence.facts if f.entity is None}
+    assert isinstance(facts["queue per disk"], float) and facts["queue per disk"] > 2 * float(
+        str(facts["peers' median queue per disk"])
+    )
+
+
+def test_the_demo_latency_folds_into_the_single_path_finding(demo: RuleContext) -> None:
+    found, _, _ = evaluate(demo, CATALOG)
+    single = [f for f in found if f.rule == "sas.enclosure.single_path"]
+    assert sorted(f.entity.name for f in single) == ["JBOD-003", "JBOD-012"]
+    for finding in single:
+        assert f"latency.group.outlier@{finding.entity.id}" in finding.related
+        assert "latency.group.outlier" in {e.rule for e in finding.evidence}
+    assert not [f for f in found if f.category in ("latency", "queue")]
+
+
+def test_no_latency_finding_on_a_balanced_host_with_the_same_work(balanced: RuleContext) -> None:
+    found, skipped, _ = evaluate(balanced, RULES)
+    assert found == []
+    assert not skipped
+
+
+def test_outlier_limits_are_configurable(demo: RuleContext) -> None:
+    config = parse_config(
+        {"rules": {"latency.group.outlier": {"min_ratio": 10.0}}}, RULES, "test.toml"
+    )
+    assert findings(demo, "latency.group.outlier", config) == []
+
+
+def test_group_outlier_needs_statistics(demo: RuleContext) -> None:
+    bare = RuleContext(inventory=demo.inventory)
+    _, skipped, _ = evaluate(bare, RULES)
+    reasons = {s.rule: s.reason for s in skipped}
+    assert "no diskstats samples" in reasons["latency.group.outlier"]
+
+
+# -- latency.disk.outlier -------------------------------------------------------------------
+
+
+def _changed(figures: DeviceFigures, **values: float) -> DeviceFigures:
+    return DeviceFigures.model_validate({**figures.model_dump(by_alias=False), **values})
+
+
+def _slowed(context: RuleContext, device: str, factor: float) -> RuleContext:
+    """The same host with one kernel device's waits and queue multiplied (a failing disk)."""
+    intervals = [
+        IntervalFigures(
+            interval_s=i.interval_s,
+            devices=[
+                _changed(
+                    d,
+                    r_await=d.r_await * factor,
+                    w_await=d.w_await * factor,
+                    aqu_sz=d.aqu_sz * factor,
+                )
+                if d.device == device
+                else d
+                for d in i.devices
+            ],
+        )
+        for i in context.intervals
+    ]
+    return RuleContext(inventory=context.inventory, intervals=intervals)
+
+
+def _first_disk_devices(inventory: Inventory) -> tuple[str, list[str]]:
+    disk = inventory.sas.disks[0]
+    return disk.id, [p.block_device for p in disk.paths if p.block_device]
+
+
+def test_a_disk_four_times_slower_than_its_enclosure(balanced: RuleContext) -> None:
+    disk_id, devices = _first_disk_devices(balanced.inventory)
+    context = balanced
+    for device in devices:
+        context = _slowed(context, device, 4.0)
+    found = findings(context, "latency.disk.outlier")
+    assert [f.entity.id for f in found] == [disk_id]
+    assert "JBOD-001" in found[0].title
+
+
+def test_healthy_disks_are_not_outliers(balanced: RuleContext, demo: RuleContext) -> None:
+    assert findings(balanced, "latency.disk.outlier") == []
+    assert findings(demo, "latency.disk.outlier") == []
+
+
+# -- latency.threshold ----------------------------------------------------------------------
+
+
+def test_san_luns_above_25_ms_are_critical(san: RuleContext) -> None:
+    found = findings(san, "latency.threshold")
+    assert sorted(f.entity.name.split()[0] for f in found) == ["mpatha", "mpathb", "mpathc"]
+    assert all(f.severity is Severity.CRITICAL for f in found)
+    assert {e.summary.split(": ")[1].split()[0] for e in found[0].evidence} == {"reads", "writes"}
+
+
+def test_jbod_disks_are_not_judged_by_absolute_latency(demo: RuleContext) -> None:
+    assert findings(demo, "latency.threshold") == []
+
+
+def test_perfmon_volume_stands_alone_and_honours_a_per_volume_limit() -> None:
+    imported = import_stats(PERFMON, ImportKind.PERFMON_CSV)
+    host = HostInfo(hostname="DBSRV01", source=SourceKind.SNAPSHOT)
+    context = RuleContext(inventory=Inventory(host=host), imported=[imported])
+    default = findings(context, "latency.threshold")
+    by_id = {f.entity.id: f for f in default}
+    assert sorted(by_id) == ["volume:LogicalDisk(H:)", "volume:PhysicalDisk(1 H:)"]
+    assert by_id["volume:LogicalDisk(H:)"].severity is Severity.CRITICAL
+    assert "reads average" in by_id["volume:LogicalDisk(H:)"].title
+    log_volume = {
+        "entity": "volume:LogicalDisk(H:)",
+        "read_warning_ms": 5000.0,
+        "read_critical_ms": 6000.0,
+        "write_warning_ms": 2.0,
+    }
+    config = parse_config(
+        {"rules": {"latency.threshold": {"override": [log_volume]}}}, RULES, "test.toml"
+    )
+    tight = {f.entity.id: f for f in findings(context, "latency.threshold", config)}
+    assert tight["volume:LogicalDisk(H:)"].severity is Severity.WARNING
+    assert "writes average" in tight["volume:LogicalDisk(H:)"].title
+    assert tight["volume:PhysicalDisk(1 H:)"].severity is Severity.CRITICAL
+
+
+def test_garbled_figures_never_crash_the_threshold_rule(san: RuleContext) -> None:
+    broken = [
+        IntervalFigures(
+            interval_s=i.interval_s if n else 0.0,
+            devices=[_changed(d, r_await=float("nan")) for d in i.devices],
+        )
+        for n, i in enumerate(san.intervals)
+    ]
+    context = RuleContext(inventory=san.inventory, intervals=broken)
+    found = findings(context, "latency.threshold")
+    assert found and all("reads" not in f.title for f in found)

@@ -1,0 +1,125 @@
+"""PCIe rules on the real node_exporter and mpt3sas captures and on simulated hosts."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.source import SnapshotSource
+from pinchpoint.model.findings import Finding, Severity
+from pinchpoint.rules import pcie
+from pinchpoint.rules.base import RuleContext
+from pinchpoint.rules.engine import evaluate
+from pinchpoint.simulator.snapshot_writer import write_snapshot
+from pinchpoint.simulator.spec import load_spec
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+SPECS = FIXTURES / "specs"
+NODE_EXPORTER = FIXTURES / "pcie" / "node_exporter"
+MPT3SAS = FIXTURES / "snapshots" / "procfs-mpt3sas"
+
+
+@pytest.fixture(scope="module")
+def hosts() -> Iterator[dict[str, RuleContext]]:
+    """Simulated hosts, written to tmpfs where there is one."""
+    shm = Path("/dev/shm")
+    with tempfile.TemporaryDirectory(dir=shm if shm.is_dir() else None) as scratch:
+        found = {}
+        for name in ("degraded_network", "nvme_ssds", "all_dual_pathed"):
+            out = Path(scratch) / name
+            write_snapshot(load_spec(SPECS / f"{name}.toml"), out)
+            found[name] = RuleContext(inventory=collect_inventory(SnapshotSource(out)))
+        yield found
+
+
+def findings(context: RuleContext) -> list[Finding]:
+    return evaluate(context, pcie.RULES)[0]
+
+
+def test_real_gen4_drive_in_gen3_slot_is_not_downgraded() -> None:
+    """node_exporter: an NVMe drive at 8 of its 16 GT/s below a root port whose maximum is
+    8 GT/s, and an I350 at its full 5 GT/s x4: nothing trained below what both ends do."""
+    inventory = collect_inventory(SnapshotSource(NODE_EXPORTER))
+    drive = inventory.pcie.by_address("0000:01:00.0")
+    assert drive is not None and drive.upstream_link is not None
+    assert (drive.link.current_speed_gts, drive.link.max_speed_gts) == (8.0, 16.0)
+    assert drive.upstream_link.max_speed_gts == 8.0
+    assert findings(RuleContext(inventory=inventory)) == []
+
+
+def test_real_drive_is_downgraded_when_its_slot_could_do_more() -> None:
+    """The same capture with the slot's capability raised to 16 GT/s (a hand change of the
+    model, not the file): the drive then runs below what both ends support — speed only, so
+    `info` (it may be idle power saving)."""
+    inventory = collect_inventory(SnapshotSource(NODE_EXPORTER))
+    drive = inventory.pcie.by_address("0000:01:00.0")
+    assert drive is not None and drive.upstream_link is not None
+    drive.upstream_link.max_speed_gts = 16.0
+    (finding,) = findings(RuleContext(inventory=inventory))
+    assert finding.rule == "pcie.link.downgraded"
+    assert finding.severity is Severity.INFO
+    assert finding.entity.name == "0000:01:00.0 NVMe drive"
+    assert "check again under load" in finding.evidence[0].summary
+
+
+def test_real_mpt3sas_capture_gives_no_pcie_finding() -> None:
+    context = RuleContext(inventory=collect_inventory(SnapshotSource(MPT3SAS)))
+    assert findings(context) == []
+
+
+def test_nvme_trained_at_x2_of_x4(hosts: dict[str, RuleContext]) -> None:
+    (finding,) = findings(hosts["nvme_ssds"])
+    assert finding.rule == "pcie.link.downgraded"
+    assert finding.severity is Severity.WARNING
+    assert finding.title == "0000:62:00.0 NVMe drive runs at 8 GT/s x2 of 8 GT/s x4"
+    facts = {f.name: f.value for f in finding.evidence[0].facts}
+    assert (facts["current width"], facts["slot's maximum width"]) == (2, 4)
+    assert facts["data rate now"] == pytest.approx(15.8, abs=0.1)
+
+
+def test_dual_10gbe_at_x4_gen2_is_oversubscribed(hosts: dict[str, RuleContext]) -> None:
+    """Two 10 GbE ports (20 Gbit/s) on an x8 Gen2 card trained x4 (16 Gbit/s): one finding,
+    the lane fault as cause, the oversubscription as its consequence."""
+    (finding,) = findings(hosts["degraded_network"])
+    assert finding.rule == "pcie.link.downgraded"
+    assert finding.entity.name == "0000:18:00.0 NIC ens1f0, ens1f1"
+    assert [e.rule for e in finding.evidence] == [
+        "pcie.link.downgraded",
+        "pcie.slot.oversubscribed",
+    ]
+    facts = {f.name: f.value for f in finding.evidence[1].facts}
+    assert facts["ports' combined data rate"] == 20.0
+    assert facts["link data rate now"] == 16.0
+    assert facts["link data rate built for"] == 32.0
+
+
+def test_oversubscription_alone_when_the_slot_is_narrow(hosts: dict[str, RuleContext]) -> None:
+    """A x8 card in a slot wired x4 is no downgrade, but its ports still exceed the link."""
+    inventory = hosts["degraded_network"].inventory.model_copy(deep=True)
+    for function in inventory.pcie.functions:
+        if function.card_address == "0000:18:00" and function.upstream_link is not None:
+            function.upstream_link.max_width = 4
+    (finding,) = findings(RuleContext(inventory=inventory))
+    assert finding.rule == "pcie.slot.oversubscribed"
+    assert "20 Gbit/s" in finding.evidence[0].summary
+
+
+def test_a_card_at_its_own_maximum_is_not_oversubscribed(hosts: dict[str, RuleContext]) -> None:
+    """The healthy host's SAS HBAs (8 phys at 12 Gbit/s on x8 Gen3): the vendor's design."""
+    context = hosts["all_dual_pathed"]
+    assert context.inventory.sas.hbas and context.inventory.pcie.functions
+    assert findings(context) == []
+
+
+def test_unknown_links_do_not_crash(hosts: dict[str, RuleContext]) -> None:
+    inventory = hosts["degraded_network"].inventory.model_copy(deep=True)
+    for function in inventory.pcie.functions:
+        function.link.current_width = None
+        function.link.max_speed_gts = None
+        function.upstream_link = None
+    found, skipped, ran = evaluate(RuleContext(inventory=inventory), pcie.RULES)
+    assert (found, skipped, ran) == ([], [], 2)

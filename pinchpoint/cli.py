@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from pinchpoint import __version__
+from pinchpoint.check_cli import register as register_check_commands
 from pinchpoint.checks.inventory import collect_inventory
 from pinchpoint.checks.source import LiveSource, Source, open_snapshot
 from pinchpoint.console import (
@@ -30,6 +31,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(stats_app, name="stats")
+register_check_commands(app)
 
 
 def _collect(source: Source, kind: SourceKind | None = None) -> Inventory:

@@ -81,14 +81,18 @@ def _threshold(rule: Rule, name: str, value: Any, where: str) -> ThresholdValue:
         raise ConfigError(f"{where}: {rule.id} has no threshold {name!r} (known: {known})")
     default = rule.thresholds[name].default
     numeric = isinstance(default, int | float) and not isinstance(default, bool)
-    if numeric and isinstance(value, int | float) and not isinstance(value, bool):
+    if numeric:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return value
+        kind = "number"
+    elif isinstance(value, type(default)):
         return value
-    if isinstance(value, type(default)):
-        return value
-    raise ConfigError(
-        f"{where}: {rule.id}.{name} must be a {type(default).__name__} like {default!r}, "
-        f"not {value!r}"
-    )
+    else:
+        kind = {bool: "boolean (true or false)", str: "string"}.get(
+            type(default), type(default).__name__
+        )
+    shown = str(default).lower() if isinstance(default, bool) else repr(default)
+    raise ConfigError(f"{where}: {rule.id}.{name} must be a {kind} like {shown}, not {value!r}")
 
 
 def _rule_settings(rule: Rule, table: Mapping[str, Any], where: str) -> RuleSettings:

@@ -16,10 +16,31 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
 from pinchpoint.model.findings import Finding, Mute, Report, Severity, SkippedRule
+from pinchpoint.model.inventory import Inventory
 from pinchpoint.rules.base import Hit, Limits, Role, Rule, RuleContext
 from pinchpoint.rules.config import Config
+from pinchpoint.stats.gather import HostStatistics
 
 log = logging.getLogger(__name__)
+
+
+def rule_context(
+    inventory: Inventory,
+    statistics: HostStatistics | None = None,
+    previous: Inventory | None = None,
+    config: Config | None = None,
+) -> RuleContext:
+    """What the rules look at: the inventory, the gathered statistics, the sweep before, and
+    the config's "slow I/O" line."""
+    statistics = statistics or HostStatistics()
+    return RuleContext(
+        inventory=inventory,
+        intervals=statistics.intervals,
+        imported=statistics.imported,
+        net_intervals=statistics.net_intervals,
+        previous=previous,
+        slower_than_s=(config or Config()).slower_than_ms / 1000,
+    )
 
 
 def finding_id(rule_id: str, entity_id: str) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,11 +13,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from pinchpoint.checks.commands import Command
-from pinchpoint.checks.diskstats import live_sample, read_sample_series
-from pinchpoint.checks.importers import StatsImportError, import_stats
 from pinchpoint.checks.inventory import collect_inventory
-from pinchpoint.checks.netdev import live_net_dev_sample, read_net_dev_series
 from pinchpoint.checks.source import LiveSource, Source, open_snapshot
 from pinchpoint.console import demo_source, errors, fail, output_console
 from pinchpoint.model.breakdown import (
@@ -30,16 +25,13 @@ from pinchpoint.model.breakdown import (
     SlowerBasis,
 )
 from pinchpoint.model.inventory import SourceKind
-from pinchpoint.model.stats import DiskstatsSample, ImportedStats, ImportKind, NetDevSample
+from pinchpoint.model.stats import ImportKind
 from pinchpoint.stats.aggregate import breakdown
-from pinchpoint.stats.iostat import series_figures
+from pinchpoint.stats.gather import gather_statistics, imported_files
 from pinchpoint.stats.links import LINK_LEVELS
-from pinchpoint.stats.netdev import link_speeds, net_dev_series
 
-__all__ = ["ZPOOL_IOSTAT_W", "parse_duration_s"]
+__all__ = ["host_source", "parse_duration_s"]
 
-# The latency histograms a snapshot may carry (the simulator writes them for a ZFS pool).
-ZPOOL_IOSTAT_W = Command(argv=("zpool", "iostat", "-wvHp"), key="zpool/iostat-w.txt")
 STANDS_OUT = 1.2  # queue per member this far above its level's median is shown in red
 BUSY_LINK_PCT = 90.0  # a link this busy (mean utilisation) is shown in red
 _DURATION = re.compile(r"^\s*(?P<number>\d+(?:\.\d*)?|\.\d+)\s*(?P<unit>ns|us|µs|ms|s)?\s*$")
@@ -55,7 +47,7 @@ def parse_duration_s(text: str) -> float:
 
 
 @contextmanager
-def _host(snapshot: Path | None, demo: bool) -> Iterator[tuple[Source, SourceKind | None]]:
+def host_source(snapshot: Path | None, demo: bool) -> Iterator[tuple[Source, SourceKind | None]]:
     """The source to read: the demo, a snapshot, or this host."""
     if demo:
         with demo_source() as source:
@@ -68,48 +60,6 @@ def _host(snapshot: Path | None, demo: bool) -> Iterator[tuple[Source, SourceKin
             raise fail(f"{snapshot}: {err}") from None
     else:
         yield LiveSource(), None
-
-
-def _samples(
-    source: Source, live: bool, seconds: float, network: bool
-) -> tuple[list[DiskstatsSample], list[NetDevSample]]:
-    """A snapshot's series of samples; on a live host, two samples `seconds` apart. Interface
-    counters (`proc/net/dev`) only when `network` levels are asked."""
-    if live:
-        first = live_sample()
-        first_net = live_net_dev_sample() if network else None
-        time.sleep(seconds)
-        disks = [first, live_sample()]
-        if first_net is None:
-            return disks, []
-        return disks, [first_net, live_net_dev_sample()]
-    return read_sample_series(source), read_net_dev_series(source) if network else []
-
-
-def _snapshot_histograms(source: Source, notes: list[str]) -> list[ImportedStats]:
-    """The `zpool iostat -w` histograms a snapshot carries, when it carries them."""
-    result = source.run(ZPOOL_IOSTAT_W)
-    if not result.ok:
-        return []
-    try:
-        return [import_stats(result.stdout, ImportKind.ZPOOL_IOSTAT_W)]
-    except StatsImportError as err:
-        notes.append(f"commands/{ZPOOL_IOSTAT_W.key}: not used: {err}")
-        return []
-
-
-def _imports(files: list[Path], kinds: list[ImportKind]) -> list[ImportedStats]:
-    """Each `--import` file, with the `--kind` given in the same position (else guessed)."""
-    if len(kinds) > len(files):
-        raise fail(f"{len(kinds)} --kind options for {len(files)} --import files")
-    found = []
-    for position, path in enumerate(files):
-        kind = kinds[position] if position < len(kinds) else None
-        try:
-            found.append(import_stats(path, kind))
-        except StatsImportError as err:
-            raise fail(str(err)) from None
-    return found
 
 
 def _number(value: float | None, digits: int = 1) -> str:
@@ -286,38 +236,36 @@ def show_report(
     if not seconds > 0:
         raise fail(f"--seconds must be above 0, not {seconds}")
     levels = by or [GroupLevel.ENCLOSURE]
-    imported = _imports(import_files or [], kinds or [])
-    notes: list[str] = []
-    with _host(snapshot, demo) as (source, kind):
+    try:
+        imported = imported_files(import_files or [], kinds or [])
+    except ValueError as err:
+        raise fail(str(err)) from None
+    network = any(level in LINK_LEVELS for level in levels)
+    storage = any(level not in LINK_LEVELS for level in levels)
+    with host_source(snapshot, demo) as (source, kind):
         inventory = collect_inventory(source, kind=kind)
         live = snapshot is None and not demo
-        network = any(level in LINK_LEVELS for level in levels)
-        storage = any(level not in LINK_LEVELS for level in levels)
-        samples, net_samples = _samples(source, live, seconds, network)
-        if not live and storage:
-            imported = _snapshot_histograms(source, notes) + imported
-    if not storage:
-        samples = []
-    elif len(samples) < 2:
-        notes.append(
-            "fewer than two diskstats samples: no load figures "
-            "(a snapshot carries a series as samples/<n>/proc/diskstats)"
+        gathered = gather_statistics(
+            source,
+            inventory,
+            live=live,
+            seconds=seconds,
+            imports=imported,
+            disks=storage,
+            network=network,
         )
-    if network and len(net_samples) < 2:
-        notes.append(
-            "fewer than two /proc/net/dev samples: no traffic figures "
-            "(a snapshot carries a series as samples/<n>/proc/net/dev)"
-        )
-    for sample in samples:
-        notes.extend(f"{p.subject}: {p.reason}" for p in sample.problems)
-    net_intervals = net_dev_series(net_samples, link_speeds(inventory.network))
     result = breakdown(
-        inventory, levels, series_figures(samples), imported, threshold_s, net_intervals
+        inventory,
+        levels,
+        gathered.intervals,
+        gathered.imported,
+        threshold_s,
+        gathered.net_intervals,
     )
-    result.notes = notes + result.notes
+    result.notes = gathered.notes + result.notes
     if as_json:
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
         return
-    if not samples and not imported and not net_samples:
+    if gathered.empty:
         errors.print("[yellow]no statistics found[/]")
     output_console().print(breakdown_view(result))

@@ -1,0 +1,200 @@
+"""`pinchpoint check`, `rules` and `explain`: evaluate the rule catalog against a host, list the
+catalog, explain one rule.
+
+The commands are declared here and import the rules, statistics and renderers when they run:
+every `pinchpoint` invocation reads this file, few need the rest. `register(app)` adds them.
+
+Exit status of `check`: 0 when no unmuted finding reaches `--fail-on` (default critical), 1 when
+one does, 2 on a usage or internal error (a bad config file, an unreadable snapshot).
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from pinchpoint.console import errors, fail, output_console, progress_bar, progress_reporter
+
+if TYPE_CHECKING:
+    from pinchpoint.model.findings import Report
+    from pinchpoint.report import ReportFormat
+    from pinchpoint.rules.base import Rule
+    from pinchpoint.rules.config import Config
+
+
+class Format(StrEnum):
+    TABLE = "table"
+    JSON = "json"
+    MARKDOWN = "markdown"
+    HTML = "html"
+
+
+class FailOn(StrEnum):
+    WARNING = "warning"
+    CRITICAL = "critical"
+
+
+ConfigOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        "-c",
+        help="Thresholds, severities and mutes (default: ./pinchpoint.toml if present).",
+    ),
+]
+
+
+def _config(path: Path | None, catalog: tuple[Rule, ...]) -> Config:
+    from pinchpoint.rules.config import ConfigError, load_config
+
+    try:
+        return load_config(path, catalog)
+    except ConfigError as err:
+        raise fail(str(err)) from None
+
+
+def check_host(
+    snapshot: Path | None, demo: bool, config: Config, seconds: float, catalog: tuple[Rule, ...]
+) -> Report:
+    """Collect (or read) the host, gather its statistics and evaluate `catalog` against it."""
+    from pinchpoint.checks.inventory import collect_inventory
+    from pinchpoint.model.inventory import SourceKind
+    from pinchpoint.rules.engine import build_report, rule_context
+    from pinchpoint.stats.gather import gather_statistics
+    from pinchpoint.stats_cli.show import host_source
+
+    with host_source(snapshot, demo) as (source, kind), progress_bar() as progress:
+        task = progress.add_task("inventory", total=None)
+        inventory = collect_inventory(
+            source,
+            kind=kind or (SourceKind.DEMO if demo else None),
+            progress=progress_reporter(progress, task),
+        )
+        live = snapshot is None and not demo
+        statistics = gather_statistics(source, inventory, live=live, seconds=seconds)
+    for note in statistics.notes:
+        errors.print(f"[yellow]statistics: {note}[/]", highlight=False)
+    return build_report(rule_context(inventory, statistics, config=config), catalog, config)
+
+
+def _write(report: Report, form: ReportFormat, output: Path | None) -> None:
+    from pinchpoint.report import ReportFormat, report_text
+
+    if output is not None:
+        try:
+            output.write_text(report_text(report, form), encoding="utf-8")
+        except OSError as err:
+            raise fail(f"{output}: cannot write the report: {err.strerror or err}") from None
+        errors.print(f"report written to {output}", highlight=False)
+    elif form is ReportFormat.TABLE:
+        from pinchpoint.report.table import report_view
+
+        output_console().print(report_view(report))
+    else:
+        sys.stdout.write(report_text(report, form))
+
+
+def check_command(
+    snapshot: Annotated[
+        Path | None,
+        typer.Option("--snapshot", "-s", help="Read a snapshot directory or .tar.gz."),
+    ] = None,
+    demo: Annotated[
+        bool, typer.Option("--demo", help="The bundled demo host (field case 1).")
+    ] = False,
+    config_file: ConfigOption = None,
+    form: Annotated[Format, typer.Option("--format", "-f", help="How to print the report.")] = (
+        Format.TABLE
+    ),
+    fail_on: Annotated[
+        FailOn,
+        typer.Option("--fail-on", help="Exit 1 when an unmuted finding is this severe or worse."),
+    ] = FailOn.CRITICAL,
+    seconds: Annotated[
+        float, typer.Option("--seconds", help="Live host: seconds between the two samples.")
+    ] = 1.0,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the report to this file.")
+    ] = None,
+) -> None:
+    """Evaluate every rule: findings by severity with entity, evidence and fix."""
+    from pinchpoint.model.findings import Severity
+    from pinchpoint.report import ReportFormat
+    from pinchpoint.rules.catalog import CATALOG
+
+    if snapshot is not None and demo:
+        raise fail("--snapshot and --demo exclude each other")
+    if not seconds > 0:
+        raise fail(f"--seconds must be above 0, not {seconds}")
+    config = _config(config_file, CATALOG)
+    try:
+        report = check_host(snapshot, demo, config, seconds, CATALOG)
+    except typer.Exit:
+        raise
+    except Exception as err:  # exit 2, not a traceback and not Python's 1 (= "findings")
+        raise fail(f"internal error: {type(err).__name__}: {err}") from err
+    _write(report, ReportFormat(form.value), output)
+    worst = report.worst()
+    if worst is not None and worst.rank >= Severity(fail_on.value).rank:
+        raise typer.Exit(1)
+
+
+def rules_command(
+    markdown: Annotated[
+        bool, typer.Option("--markdown", help="Print the catalog as docs/rules.md holds it.")
+    ] = False,
+) -> None:
+    """The rule catalog: id, default severity, category, title and the inputs each needs."""
+    from rich.table import Table
+
+    from pinchpoint.rules.catalog import CATALOG
+    from pinchpoint.rules.docs import catalog_markdown, inputs_text
+
+    if markdown:
+        sys.stdout.write(catalog_markdown(CATALOG))
+        return
+    table = Table(title=f"{len(CATALOG)} rules", title_justify="left")
+    for column in ("id", "severity", "category", "title", "inputs"):
+        table.add_column(column)
+    for rule in CATALOG:
+        table.add_row(rule.id, rule.severity.value, rule.category, rule.title, inputs_text(rule))
+    output_console().print(table)
+
+
+def close_matches(rule_id: str, known: list[str]) -> list[str]:
+    """Rule ids a mistyped `rule_id` may have meant: similar spellings, then same-prefix ids."""
+    found = difflib.get_close_matches(rule_id, known, n=5, cutoff=0.6)
+    prefix = rule_id.split(".")[0] + "."
+    found += [r for r in known if r.startswith(prefix) and r not in found]
+    return found[:8]
+
+
+def explain_command(
+    rule_id: Annotated[str, typer.Argument(help="A rule id, e.g. sas.chain.too_deep.")],
+    config_file: ConfigOption = None,
+) -> None:
+    """One rule: what it finds and why, its inputs, thresholds (default and in force), and fix."""
+    from rich.markdown import Markdown
+
+    from pinchpoint.rules.catalog import CATALOG, rule_by_id
+    from pinchpoint.rules.docs import rule_markdown
+
+    rule = rule_by_id(rule_id)
+    if rule is None:
+        matches = close_matches(rule_id, [r.id for r in CATALOG])
+        hint = f"; did you mean {', '.join(matches)}?" if matches else ""
+        raise fail(f"no rule {rule_id!r}{hint} (`pinchpoint rules` lists them)")
+    config = _config(config_file, CATALOG)
+    output_console().print(Markdown(rule_markdown(rule, config, level=1)))
+
+
+def register(app: typer.Typer) -> None:
+    """Add `check`, `rules` and `explain` to the `pinchpoint` command."""
+    app.command("check")(check_command)
+    app.command("rules")(rules_command)
+    app.command("explain")(explain_command)

@@ -1,0 +1,37 @@
+"""A `Report` for people and programs: a Rich table for the terminal, JSON, Markdown for tickets
+and one self-contained HTML page. `docs/report-format.md` documents the JSON."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pinchpoint.model.findings import Report
+
+
+class ReportFormat(StrEnum):
+    TABLE = "table"
+    JSON = "json"
+    MARKDOWN = "markdown"
+    HTML = "html"
+
+
+def report_json(report: Report) -> str:
+    """The report as JSON: the `Report` model as it dumps, indented."""
+    return report.model_dump_json(indent=2) + "\n"
+
+
+def report_text(report: Report, form: ReportFormat) -> str:
+    """The report as text in `form` (the table drawn without colours, as for a file)."""
+    if form is ReportFormat.JSON:
+        return report_json(report)
+    if form is ReportFormat.MARKDOWN:
+        from pinchpoint.report.markdown import report_markdown
+
+        return report_markdown(report)
+    if form is ReportFormat.HTML:
+        from pinchpoint.report.html import report_html
+
+        return report_html(report)
+    from pinchpoint.report.table import report_plain
+
+    return report_plain(report)

@@ -1,0 +1,62 @@
+"""The report as Markdown, to paste into a ticket: findings by severity with their evidence and
+fix, then muted findings, skipped rules and collectors that failed."""
+
+from __future__ import annotations
+
+from pinchpoint.model.findings import Finding, Report
+from pinchpoint.report.words import by_severity, fact_text, host_name, mute_text, muted, status_line
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _finding(finding: Finding) -> list[str]:
+    lines = [
+        f"### {finding.severity.value.upper()}: {finding.entity.name} — {finding.title}",
+        "",
+        f"Rule `{finding.rule}` on `{finding.entity.id}` ({finding.entity.kind.value}).",
+        "",
+    ]
+    for evidence in finding.evidence:
+        lines.append(f"- {evidence.summary}")
+        lines.extend(f"  - {fact_text(fact)}" for fact in evidence.facts)
+        if evidence.peers:
+            lines.append(f"  - compared with: {', '.join(p.name for p in evidence.peers)}")
+    if finding.evidence:
+        lines.append("")
+    lines += [f"**Fix:** {finding.remediation}", ""]
+    if finding.muted is not None:
+        lines += [f"_{mute_text(finding.muted)}_", ""]
+    return lines
+
+
+def report_markdown(report: Report) -> str:
+    """The whole report as one Markdown document."""
+    lines = [
+        f"## pinchpoint check: {host_name(report)}",
+        "",
+        f"Generated {report.generated_at:%Y-%m-%d %H:%M:%S %Z}. {status_line(report)}.",
+        "",
+    ]
+    if not any(f.muted is None for f in report.findings):
+        lines += ["**OK: no findings.**", ""]
+    for _severity, findings in by_severity(report):
+        for finding in findings:
+            lines += _finding(finding)
+    silenced = muted(report)
+    if silenced:
+        lines += ["### Muted", ""]
+        for finding in silenced:
+            lines += _finding(finding)
+    if report.skipped:
+        lines += ["### Rules skipped", "", "| rule | why |", "|---|---|"]
+        lines += [f"| `{s.rule}` | {_cell(s.reason)} |" for s in report.skipped]
+        lines.append("")
+    if report.collection:
+        lines += ["### Not collected", "", "| part | what | why |", "|---|---|---|"]
+        lines += [
+            f"| {p.part} | {_cell(p.subject)} | {_cell(p.reason)} |" for p in report.collection
+        ]
+        lines.append("")
+    return "\n".join(lines)

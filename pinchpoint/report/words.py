@@ -1,0 +1,64 @@
+"""The words every renderer uses for a report's parts, so the table, Markdown and HTML agree."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pinchpoint.model.findings import Fact, Finding, Mute, Report, Severity
+
+SEVERITY_ORDER = (Severity.CRITICAL, Severity.WARNING, Severity.INFO)
+
+
+def value_text(value: float | int | str | bool | None) -> str:
+    """A fact's value: `12`, `14.2`, `0.0031`, `yes`, `—`."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if value.is_integer():
+            return f"{value:,.0f}"
+        return f"{value:,.2f}" if abs(value) >= 0.1 else f"{value:.3g}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return value
+
+
+def fact_text(fact: Fact) -> str:
+    """`queue per disk: 262.1 I/Os (JBOD-003)`."""
+    unit = f" {fact.unit}" if fact.unit else ""
+    whose = f" ({fact.entity.name})" if fact.entity is not None else ""
+    return f"{fact.name}: {value_text(fact.value)}{unit}{whose}"
+
+
+def mute_text(mute: Mute) -> str:
+    """`muted until 2026-12-01 00:00 UTC: recabling booked`."""
+    until = f" until {mute.until:%Y-%m-%d %H:%M %Z}".rstrip() if mute.until else ""
+    return f"muted{until}: {mute.reason or 'no reason given'}"
+
+
+def by_severity(report: Report) -> Iterator[tuple[Severity, list[Finding]]]:
+    """Unmuted findings grouped by severity, worst first (only severities that have some)."""
+    for severity in SEVERITY_ORDER:
+        found = [f for f in report.findings if f.severity is severity and f.muted is None]
+        if found:
+            yield severity, found
+
+
+def muted(report: Report) -> list[Finding]:
+    return [f for f in report.findings if f.muted is not None]
+
+
+def status_line(report: Report) -> str:
+    """`2 critical, 1 warning, 0 info; 1 muted; 31 rules run, 3 skipped`."""
+    active = [f for f in report.findings if f.muted is None]
+    counts = ", ".join(f"{sum(f.severity is s for f in active)} {s.value}" for s in SEVERITY_ORDER)
+    silenced = len(report.findings) - len(active)
+    return (
+        f"{counts}; {silenced} muted; {report.rules_evaluated} rules run, "
+        f"{len(report.skipped)} skipped"
+    )
+
+
+def host_name(report: Report) -> str:
+    return report.host.hostname or "unknown host"

@@ -1,0 +1,129 @@
+"""Every statistic pinchpoint can have for one host, gathered once for `stats show` and `check`.
+
+From a snapshot: its series of `/proc/diskstats` and `/proc/net/dev` samples and the
+`zpool iostat -w` histograms it carries; on a live host: two samples `seconds` apart. Files of
+other tools (`--import`) join the histograms. What could not be used is said in `notes`, never
+silently dropped.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pinchpoint.checks.commands import Command
+from pinchpoint.checks.diskstats import live_sample, read_sample_series
+from pinchpoint.checks.importers import StatsImportError, import_stats
+from pinchpoint.checks.netdev import live_net_dev_sample, read_net_dev_series
+from pinchpoint.checks.source import Source
+from pinchpoint.model.inventory import Inventory
+from pinchpoint.model.stats import (
+    DiskstatsSample,
+    ImportedStats,
+    ImportKind,
+    IntervalFigures,
+    NetDevInterval,
+    NetDevSample,
+)
+from pinchpoint.stats.iostat import series_figures
+from pinchpoint.stats.netdev import link_speeds, net_dev_series
+
+# The latency histograms a snapshot may carry (the simulator writes them for a ZFS pool).
+ZPOOL_IOSTAT_W = Command(argv=("zpool", "iostat", "-wvHp"), key="zpool/iostat-w.txt")
+
+
+@dataclass
+class HostStatistics:
+    """The samples of one host, the figures computed from them, and what could not be used."""
+
+    samples: list[DiskstatsSample] = field(default_factory=list)
+    net_samples: list[NetDevSample] = field(default_factory=list)
+    intervals: list[IntervalFigures] = field(default_factory=list)
+    net_intervals: list[NetDevInterval] = field(default_factory=list)
+    imported: list[ImportedStats] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        """True when there is nothing to compute figures from."""
+        return not self.samples and not self.imported and not self.net_samples
+
+
+def _live_samples(
+    seconds: float, disks: bool, network: bool
+) -> tuple[list[DiskstatsSample], list[NetDevSample]]:
+    """Two samples of this host's counters, `seconds` apart."""
+    first = live_sample() if disks else None
+    first_net = live_net_dev_sample() if network else None
+    time.sleep(seconds)
+    samples = [first, live_sample()] if first is not None else []
+    net_samples = [first_net, live_net_dev_sample()] if first_net is not None else []
+    return samples, net_samples
+
+
+def snapshot_histograms(source: Source, notes: list[str]) -> list[ImportedStats]:
+    """The `zpool iostat -w` histograms a snapshot carries, when it carries them."""
+    result = source.run(ZPOOL_IOSTAT_W)
+    if not result.ok:
+        return []
+    try:
+        return [import_stats(result.stdout, ImportKind.ZPOOL_IOSTAT_W)]
+    except StatsImportError as err:
+        notes.append(f"commands/{ZPOOL_IOSTAT_W.key}: not used: {err}")
+        return []
+
+
+def imported_files(files: Sequence[Path], kinds: Sequence[ImportKind]) -> list[ImportedStats]:
+    """Each `--import` file, read with the `--kind` given in the same position (else guessed).
+
+    Raises `ValueError` (a `StatsImportError` for a file that cannot be read) with a message
+    for the user."""
+    if len(kinds) > len(files):
+        raise ValueError(f"{len(kinds)} --kind options for {len(files)} --import files")
+    found = []
+    for position, path in enumerate(files):
+        kind = kinds[position] if position < len(kinds) else None
+        found.append(import_stats(path, kind))
+    return found
+
+
+def gather_statistics(
+    source: Source,
+    inventory: Inventory,
+    *,
+    live: bool,
+    seconds: float = 1.0,
+    imports: Sequence[ImportedStats] = (),
+    disks: bool = True,
+    network: bool = True,
+) -> HostStatistics:
+    """The statistics of the host `source` reads: diskstats (`disks`) with the snapshot's
+    histograms, interface counters (`network`), and the already read `imports`."""
+    gathered = HostStatistics()
+    notes = gathered.notes
+    if live:
+        gathered.samples, gathered.net_samples = _live_samples(seconds, disks, network)
+    else:
+        if disks:
+            gathered.samples = read_sample_series(source)
+            gathered.imported = snapshot_histograms(source, notes)
+        if network:
+            gathered.net_samples = read_net_dev_series(source)
+    gathered.imported += list(imports)
+    if disks and len(gathered.samples) < 2:
+        notes.append(
+            "fewer than two diskstats samples: no load figures "
+            "(a snapshot carries a series as samples/<n>/proc/diskstats)"
+        )
+    if network and len(gathered.net_samples) < 2:
+        notes.append(
+            "fewer than two /proc/net/dev samples: no traffic figures "
+            "(a snapshot carries a series as samples/<n>/proc/net/dev)"
+        )
+    for sample in gathered.samples:
+        notes.extend(f"{p.subject}: {p.reason}" for p in sample.problems)
+    gathered.intervals = series_figures(gathered.samples)
+    gathered.net_intervals = net_dev_series(gathered.net_samples, link_speeds(inventory.network))
+    return gathered

@@ -17,7 +17,7 @@ from functools import cached_property
 from pinchpoint.model.breakdown import Breakdown, GroupFigures, GroupLevel
 from pinchpoint.model.findings import EntityRef, Evidence, Severity
 from pinchpoint.model.inventory import Inventory
-from pinchpoint.model.stats import ImportedStats, IntervalFigures, NetDevInterval
+from pinchpoint.model.stats import ImportedStats, IntervalFigures, Metric, NetDevInterval
 from pinchpoint.stats.aggregate import ALL_LEVELS, breakdown
 
 ThresholdValue = float | int | bool | str
@@ -37,6 +37,8 @@ class Input(StrEnum):
     DISK_STATS = "disk_stats"  # diskstats intervals (iostat figures)
     HISTOGRAMS = "histograms"  # latency histograms (zpool iostat -w, fio …)
     NET_STATS = "net_stats"  # /proc/net/dev intervals
+    # latency over time: diskstats intervals, or imported series with a latency metric (PerfMon)
+    LATENCY_SERIES = "latency_series"
     PREVIOUS = "previous"  # the inventory of the sweep before (for counters that rise)
 
 
@@ -105,6 +107,7 @@ class RuleContext:
             Input.DISK_STATS: any(i.devices for i in self.intervals),
             Input.HISTOGRAMS: any(e.histograms for s in self.imported for e in s.entities),
             Input.NET_STATS: any(i.interfaces for i in self.net_intervals),
+            Input.LATENCY_SERIES: self._has_latency_series(),
             Input.PREVIOUS: self.previous is not None,
         }[needed]
         if present:
@@ -114,6 +117,21 @@ class RuleContext:
             return f"{needed.value} not collected: {not_collected[0].reason}"
         return _ABSENT[needed]
 
+    def _has_latency_series(self) -> bool:
+        """Diskstats intervals, or an imported series that carries a latency figure."""
+        if any(i.devices for i in self.intervals):
+            return True
+        return any(
+            metric in LATENCY_METRICS
+            for imported in self.imported
+            for entity in imported.entities
+            for point in entity.points
+            for metric in point.values
+        )
+
+
+# The metrics that make an imported series a latency series.
+LATENCY_METRICS = frozenset((Metric.READ_LATENCY_MS, Metric.WRITE_LATENCY_MS, Metric.LATENCY_MS))
 
 _ABSENT = {
     Input.SAS: "no SAS HBA on this host",
@@ -127,6 +145,10 @@ _ABSENT = {
     Input.DISK_STATS: "no diskstats samples (capture --samples N, or a live check)",
     Input.HISTOGRAMS: "no latency histograms (zpool iostat -w, fio json+ or a snapshot with them)",
     Input.NET_STATS: "no /proc/net/dev samples (capture --samples N, or a live check)",
+    Input.LATENCY_SERIES: (
+        "no latency series (diskstats samples: capture --samples N or a live check; "
+        "or an imported series with latencies, e.g. PerfMon CSV)"
+    ),
     Input.PREVIOUS: "no earlier sweep of this host to compare with",
 }
 

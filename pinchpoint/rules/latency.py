@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pinchpoint.model.breakdown import GroupFigures, GroupLevel
 from pinchpoint.model.findings import EntityKind, EntityRef, Evidence, Fact, Severity
 from pinchpoint.model.inventory import Inventory
-from pinchpoint.model.stats import Metric, StatsEntityKind
+from pinchpoint.model.stats import DeviceFigures, EntityStats, Metric, StatPoint, StatsEntityKind
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
 
 MAD_SCALE = 1.4826  # MAD × this estimates the standard deviation of normal noise
@@ -371,22 +371,39 @@ def _finite(*values: float) -> bool:
     return all(math.isfinite(v) for v in values)
 
 
-def volume_latencies(context: RuleContext) -> list[MeanLatency]:
-    """SAN LUNs (their multipath map, else the LUN's device) from diskstats, and imported
-    volumes (PerfMon logical disks), which stand alone without an inventory."""
-    found: dict[str, MeanLatency] = {}
+def judged_devices(inventory: Inventory) -> dict[str, EntityRef]:
+    """The kernel devices whose latency an application sees, by kernel name: SAN LUNs by their
+    multipath map, else by the LUN's own device. Disks inside JBODs are judged among peers."""
     devices: dict[str, EntityRef] = {}
-    for mpath in context.inventory.multipath.maps:
+    for mpath in inventory.multipath.maps:
         if mpath.dm_device:
             name = f"{mpath.name or mpath.wwid} ({mpath.dm_device})"
             devices[mpath.dm_device] = EntityRef(kind=EntityKind.LUN, id=mpath.id, name=name)
-    mapped = {p.device for m in context.inventory.multipath.maps for p in m.paths if p.device}
-    for port in context.inventory.fc.ports:
+    mapped = {p.device for m in inventory.multipath.maps for p in m.paths if p.device}
+    for port in inventory.fc.ports:
         for lun in port.luns:
             if lun.block_device and lun.block_device not in mapped:
                 name = f"LUN {lun.lun} {lun.block_device} via {port.scsi_host}"
                 devices[lun.block_device] = EntityRef(kind=EntityKind.LUN, id=lun.id, name=name)
-    for interval in context.intervals:
+    return devices
+
+
+def judged_volumes(context: RuleContext) -> Iterator[tuple[EntityRef, EntityStats]]:
+    """Imported volumes (PerfMon logical and physical disks), which stand alone without an
+    inventory; the `_Total` sums are left out."""
+    for imported in context.imported:
+        for entity in imported.entities:
+            if entity.kind is not StatsEntityKind.VOLUME or entity.name.endswith("(_Total)"):
+                continue
+            ref = EntityRef(kind=EntityKind.VOLUME, id=f"volume:{entity.name}", name=entity.name)
+            yield ref, entity
+
+
+def volume_latencies(context: RuleContext) -> list[MeanLatency]:
+    """Mean latencies of SAN LUNs from diskstats and of imported volumes (PerfMon)."""
+    found: dict[str, MeanLatency] = {}
+    devices = judged_devices(context.inventory)
+    for interval in context.intervals if devices else ():
         seconds = interval.interval_s
         if not (math.isfinite(seconds) and seconds > 0):
             continue
@@ -396,23 +413,19 @@ def volume_latencies(context: RuleContext) -> list[MeanLatency]:
                 continue
             values = (figures.r_s, figures.w_s, figures.r_await, figures.w_await)
             found.setdefault(ref.id, MeanLatency(ref)).add(seconds, *values)
-    for imported in context.imported:
-        for entity in imported.entities:
-            if entity.kind is not StatsEntityKind.VOLUME or entity.name.endswith("(_Total)"):
-                continue
-            ref = EntityRef(kind=EntityKind.VOLUME, id=f"volume:{entity.name}", name=entity.name)
-            mean = found.setdefault(ref.id, MeanLatency(ref))
-            for point in entity.points:
-                v = point.values
-                seconds = point.interval_s or 1.0
-                values = (
-                    v.get(Metric.READ_IOPS, 0.0),
-                    v.get(Metric.WRITE_IOPS, 0.0),
-                    v.get(Metric.READ_LATENCY_MS, 0.0),
-                    v.get(Metric.WRITE_LATENCY_MS, 0.0),
-                )
-                if math.isfinite(seconds) and seconds > 0:
-                    mean.add(seconds, *values)
+    for ref, entity in judged_volumes(context):
+        mean = found.setdefault(ref.id, MeanLatency(ref))
+        for point in entity.points:
+            v = point.values
+            seconds = point.interval_s or 1.0
+            values = (
+                v.get(Metric.READ_IOPS, 0.0),
+                v.get(Metric.WRITE_IOPS, 0.0),
+                v.get(Metric.READ_LATENCY_MS, 0.0),
+                v.get(Metric.WRITE_LATENCY_MS, 0.0),
+            )
+            if math.isfinite(seconds) and seconds > 0:
+                mean.add(seconds, *values)
     return list(found.values())
 
 
@@ -466,7 +479,7 @@ LATENCY_THRESHOLD = Rule(
     title="Average read or write latency above the limits",
     category="latency",
     severity=Severity.WARNING,
-    needs=(),
+    needs=(Input.LATENCY_SERIES,),
     uses=(Input.DISK_STATS, Input.MULTIPATH, Input.FC),
     remediation=(
         "Find where the time goes: compare the LUN's or volume's wait with its busy time and "
@@ -484,7 +497,7 @@ LATENCY_THRESHOLD = Rule(
         "without an inventory. Disks inside JBODs are judged against their peers instead "
         "(`latency.group.outlier`, `latency.disk.outlier`): a pool's disks under a "
         "streaming write queue by design. Idle volumes (below `min_iops`) are not judged. "
-        "With neither statistics nor imports the rule finds nothing to judge."
+        "Without diskstats samples or an imported latency series the rule is skipped."
     ),
     thresholds={
         "read_warning_ms": Threshold(15.0, "Mean read latency above which to warn.", "ms"),
@@ -498,4 +511,188 @@ LATENCY_THRESHOLD = Rule(
     role=Role.SYMPTOM,
 )
 
-RULES: tuple[Rule, ...] = (GROUP_OUTLIER, DISK_OUTLIER, LATENCY_THRESHOLD)
+# -- latency.disk.overwhelmed --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QueueSample:
+    """One interval of one LUN or volume: its load, mean time per I/O, I/O size and queue."""
+
+    seconds: float
+    iops: float
+    latency_ms: float
+    io_kb: float | None  # None: the source gave no sizes
+    queue: float
+
+
+def _device_sample(seconds: float, figures: DeviceFigures) -> QueueSample | None:
+    """An interval of diskstats figures; None when a figure is not a number."""
+    iops = figures.r_s + figures.w_s
+    values = (iops, figures.r_await, figures.w_await, figures.rkb_s, figures.wkb_s)
+    if figures.reset or not _finite(*values, figures.aqu_sz) or iops <= 0:
+        return None
+    latency = (figures.r_s * figures.r_await + figures.w_s * figures.w_await) / iops
+    size = (figures.rkb_s + figures.wkb_s) / iops
+    return QueueSample(seconds, iops, latency, size, figures.aqu_sz)
+
+
+def _volume_sample(point: StatPoint) -> QueueSample | None:
+    """An interval of an imported volume (PerfMon); None without load, latency or queue."""
+    v = {m: x for m, x in point.values.items() if math.isfinite(x)}
+    seconds = point.interval_s or 1.0
+    reads, writes = max(0.0, v.get(Metric.READ_IOPS, 0.0)), max(0.0, v.get(Metric.WRITE_IOPS, 0.0))
+    iops = reads + writes
+    queue = v.get(Metric.QUEUE, v.get(Metric.CURRENT_QUEUE))
+    if iops <= 0 or queue is None or not (math.isfinite(seconds) and seconds > 0):
+        return None
+    if Metric.READ_LATENCY_MS in v or Metric.WRITE_LATENCY_MS in v:
+        waited = reads * v.get(Metric.READ_LATENCY_MS, 0.0)
+        latency = (waited + writes * v.get(Metric.WRITE_LATENCY_MS, 0.0)) / iops
+    elif Metric.LATENCY_MS in v:
+        latency = v[Metric.LATENCY_MS]
+    else:
+        return None
+    size: float | None = None
+    if Metric.READ_KBPS in v or Metric.WRITE_KBPS in v:
+        size = (v.get(Metric.READ_KBPS, 0.0) + v.get(Metric.WRITE_KBPS, 0.0)) / iops
+    elif Metric.READ_SIZE_KB in v or Metric.WRITE_SIZE_KB in v:
+        sized = reads * v.get(Metric.READ_SIZE_KB, 0.0) + writes * v.get(Metric.WRITE_SIZE_KB, 0.0)
+        size = sized / iops
+    return QueueSample(seconds, iops, max(0.0, latency), size, max(0.0, queue))
+
+
+def queue_samples(context: RuleContext) -> dict[str, tuple[EntityRef, list[QueueSample]]]:
+    """Every measured interval of the LUNs and volumes `latency.threshold` judges."""
+    found: dict[str, tuple[EntityRef, list[QueueSample]]] = {}
+    devices = judged_devices(context.inventory)
+    for interval in context.intervals if devices else ():
+        seconds = interval.interval_s
+        if not (math.isfinite(seconds) and seconds > 0):
+            continue
+        for figures in interval.devices:
+            ref = devices.get(figures.device)
+            sample = None if ref is None else _device_sample(seconds, figures)
+            if ref is not None and sample is not None:
+                found.setdefault(ref.id, (ref, []))[1].append(sample)
+    for ref, entity in judged_volumes(context):
+        samples = [s for p in entity.points if (s := _volume_sample(p)) is not None]
+        if samples:
+            found.setdefault(ref.id, (ref, []))[1].extend(samples)
+    return found
+
+
+def overwhelmed_disks(context: RuleContext, limits: Limits) -> Iterator[Hit]:
+    """LUNs and volumes that held a queue of one I/O or more while each I/O took longer than
+    PAL's limits, for most of the measured time."""
+    for ref, samples in queue_samples(context).values():
+        busy = [s for s in samples if s.iops >= limits.number("min_iops", ref.id)]
+        if not busy:
+            continue
+        warning = limits.number("warning_ms", ref.id)
+        min_queue = limits.number("min_queue", ref.id)
+        hit = [s for s in busy if s.queue >= min_queue and s.latency_ms > warning]
+        measured_s = sum(s.seconds for s in busy)
+        hit_s = sum(s.seconds for s in hit)
+        if not hit or hit_s < limits.number("min_time_share", ref.id) * measured_s:
+            continue
+        ios = sum(s.iops * s.seconds for s in hit)
+        latency = sum(s.latency_ms * s.iops * s.seconds for s in hit) / ios
+        queue = sum(s.queue * s.seconds for s in hit) / hit_s
+        sized = [s for s in hit if s.io_kb is not None]
+        size = (
+            sum((s.io_kb or 0.0) * s.iops * s.seconds for s in sized)
+            / sum(s.iops * s.seconds for s in sized)
+            if sized
+            else None
+        )
+        large_kb = limits.number("large_io_kb", ref.id)
+        small = size is not None and size <= large_kb
+        critical = limits.number(
+            "critical_small_io_ms" if small else "critical_large_io_ms", ref.id
+        )
+        severity = Severity.CRITICAL if latency > critical else Severity.WARNING
+        size_text = (
+            f"{size:.0f} KB per I/O" if size is not None else "I/O size unknown (the larger limit)"
+        )
+        yield Hit(
+            entity=ref,
+            title=(
+                f"{ref.name}: queue {queue:.1f} with {latency:.1f} ms per I/O "
+                f"(limit {critical if severity is Severity.CRITICAL else warning:g} ms)"
+            ),
+            evidence=[
+                Evidence(
+                    rule="latency.disk.overwhelmed",
+                    summary=(
+                        f"{ref.name}: in {len(hit)} of {len(busy)} measured intervals "
+                        f"({hit_s:.0f} of {measured_s:.0f} s) it held {queue:.1f} I/Os on average "
+                        f"(≥ {min_queue:g}) while each took {latency:.1f} ms at {size_text}; "
+                        f"PAL: warning above {warning:g} ms, critical above {critical:g} ms "
+                        f"for I/Os {'up to' if small else 'above'} {large_kb:g} KB"
+                    ),
+                    facts=[
+                        Fact(name="mean queue", value=round(queue, 2), unit="I/Os"),
+                        Fact(name="mean latency", value=round(latency, 2), unit="ms"),
+                        Fact(
+                            name="mean I/O size",
+                            value=None if size is None else round(size, 1),
+                            unit="KB",
+                        ),
+                        Fact(name="IOPS", value=round(ios / hit_s, 1)),
+                        Fact(name="overwhelmed time", value=round(hit_s, 1), unit="s"),
+                        Fact(name="measured time", value=round(measured_s, 1), unit="s"),
+                        Fact(name="warning above", value=warning, unit="ms"),
+                        Fact(name="critical above", value=critical, unit="ms"),
+                    ],
+                )
+            ],
+            severity=severity,
+        )
+
+
+DISK_OVERWHELMED = Rule(
+    id="latency.disk.overwhelmed",
+    title="LUN or volume with I/Os queued and each taking longer than the limits",
+    category="latency",
+    severity=Severity.WARNING,
+    needs=(Input.LATENCY_SERIES,),
+    uses=(Input.DISK_STATS, Input.MULTIPATH, Input.FC),
+    remediation=(
+        "The device gets more I/O than it can serve in time: see whether the LUN's disks are "
+        "busy (then add spindles or spread the load) or idle (then the path is the pinch "
+        "point: FC adapters, HBA queue depth; see `san.oversubscribed`), and move hot files "
+        "to other volumes."
+    ),
+    check=overwhelmed_disks,
+    doc=(
+        "Microsoft PAL's *disk overwhelmed* analysis: a disk is overwhelmed when I/Os queue "
+        "(queue length ≥ 1) and each still takes long — above 15 ms is a warning; above 25 ms "
+        "for I/Os of 64 KB or less, above 35 ms for larger ones (a large transfer takes longer "
+        "by itself) is critical. A long wait without a queue is a slow device; a queue "
+        "without a long wait is a busy but healthy one: both together mean the device, or "
+        "the path to it, cannot keep up (field case 2: seconds per I/O on three SAN LUNs). "
+        "The rule judges the same entities as `latency.threshold` (SAN LUNs from diskstats "
+        "`aqu-sz`, `r_await`, `w_await` and request sizes; imported volumes from PerfMon's "
+        "`Avg. Disk Queue Length` and `Avg. Disk sec/Read|Write`) interval by interval, and "
+        "fires when the overwhelmed intervals make at least `min_time_share` of the measured "
+        "time; the severity follows their I/O-weighted mean latency and size."
+    ),
+    thresholds={
+        "min_queue": Threshold(1.0, "Mean queue from which a device counts as queuing.", "I/Os"),
+        "warning_ms": Threshold(15.0, "Mean time per I/O above which to warn.", "ms"),
+        "critical_small_io_ms": Threshold(
+            25.0, "Critical above this for I/Os up to `large_io_kb`.", "ms"
+        ),
+        "critical_large_io_ms": Threshold(
+            35.0, "Critical above this for larger I/Os (or of unknown size).", "ms"
+        ),
+        "large_io_kb": Threshold(64.0, "I/O size above which the larger limit applies.", "KB"),
+        "min_time_share": Threshold(
+            0.5, "Share of the measured time the device must be overwhelmed (0.0–1.0)."
+        ),
+        "min_iops": Threshold(1.0, "I/Os per second below which an interval is not judged."),
+    },
+    role=Role.SYMPTOM,
+)
+
+RULES: tuple[Rule, ...] = (GROUP_OUTLIER, DISK_OUTLIER, LATENCY_THRESHOLD, DISK_OVERWHELMED)

@@ -1,4 +1,6 @@
-"""queue.hdd.too_deep on field case 4 (tests/fixtures/specs/queue_too_deep.toml)."""
+"""Queue rules on simulated hosts: queue.hdd.too_deep on field case 4
+(tests/fixtures/specs/queue_too_deep.toml), queue.ssd.too_shallow on SSDs held to 2 I/Os
+(tests/fixtures/specs/ssd_queue_too_shallow.toml)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ import pytest
 from pinchpoint.checks.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.model.findings import Finding
+from pinchpoint.model.inventory import Inventory
+from pinchpoint.model.stats import DeviceFigures, IntervalFigures
 from pinchpoint.rules.base import RuleContext
 from pinchpoint.rules.config import Config, parse_config
 from pinchpoint.rules.engine import evaluate
@@ -30,15 +34,53 @@ def simulated(factory: pytest.TempPathFactory, spec: Path) -> RuleContext:
     )
 
 
-def findings(context: RuleContext, config: Config | None = None) -> list[Finding]:
+def findings(
+    context: RuleContext, config: Config | None = None, rule: str = "queue.hdd.too_deep"
+) -> list[Finding]:
     found, skipped, _ = evaluate(context, RULES, config)
     assert not [s for s in skipped if s.reason.startswith("rule failed")], skipped
-    return [f for f in found if f.rule == "queue.hdd.too_deep"]
+    return [f for f in found if f.rule == rule]
+
+
+def shallow_findings(context: RuleContext, config: Config | None = None) -> list[Finding]:
+    return findings(context, config, "queue.ssd.too_shallow")
+
+
+def changed(context: RuleContext, inventory: Inventory) -> RuleContext:
+    """The same statistics with another inventory (the module's fixtures stay untouched)."""
+    return RuleContext(inventory=inventory, intervals=context.intervals, imported=context.imported)
+
+
+def with_queue_depth(context: RuleContext, depth: int) -> RuleContext:
+    inventory = context.inventory.model_copy(deep=True)
+    for disk in inventory.sas.disks:
+        disk.paths = [p.model_copy(update={"queue_depth": depth}) for p in disk.paths]
+    return changed(context, inventory)
+
+
+def with_figures(context: RuleContext, **values: float) -> RuleContext:
+    """The same host with some figures of every device replaced (garbled or idle input)."""
+    intervals = [
+        IntervalFigures(
+            interval_s=i.interval_s,
+            devices=[
+                DeviceFigures.model_validate({**d.model_dump(by_alias=False), **values})
+                for d in i.devices
+            ],
+        )
+        for i in context.intervals
+    ]
+    return RuleContext(inventory=context.inventory, intervals=intervals)
 
 
 @pytest.fixture(scope="module")
 def deep(tmp_path_factory: pytest.TempPathFactory) -> RuleContext:
     return simulated(tmp_path_factory, SPECS / "queue_too_deep.toml")
+
+
+@pytest.fixture(scope="module")
+def flash(tmp_path_factory: pytest.TempPathFactory) -> RuleContext:
+    return simulated(tmp_path_factory, SPECS / "ssd_queue_too_shallow.toml")
 
 
 def test_field_case_4_hdds_holding_32_ios_with_a_long_tail(deep: RuleContext) -> None:
@@ -63,16 +105,16 @@ def test_a_tail_limit_above_the_p90_silences_it(deep: RuleContext) -> None:
 
 
 def test_ssds_are_not_judged(deep: RuleContext) -> None:
-    for disk in deep.inventory.sas.disks:
+    inventory = deep.inventory.model_copy(deep=True)
+    for disk in inventory.sas.disks:
         disk.rotational = False
-    assert findings(deep) == []
+    assert findings(changed(deep, inventory)) == []
 
 
 def test_queue_within_the_allowance_of_two_is_fine(deep: RuleContext) -> None:
-    for disk in deep.inventory.sas.disks:
-        disk.paths = [p.model_copy(update={"queue_depth": 2}) for p in disk.paths]
-    deep.inventory.zfs.vdev_queue_parameters = {"zfs_vdev_sync_read_max_active": 2}
-    assert findings(deep) == []
+    context = with_queue_depth(deep, 2)
+    context.inventory.zfs.vdev_queue_parameters = {"zfs_vdev_sync_read_max_active": 2}
+    assert findings(context) == []
 
 
 def test_queues_built_by_a_missing_path_are_not_blamed_on_the_setting(
@@ -83,6 +125,77 @@ def test_queues_built_by_a_missing_path_are_not_blamed_on_the_setting(
     assert findings(simulated(tmp_path_factory, DEMO_SPEC_PATH)) == []
 
 
-def test_without_statistics_the_rule_is_skipped(deep: RuleContext) -> None:
+def test_without_statistics_the_rules_are_skipped(deep: RuleContext) -> None:
     _, skipped, _ = evaluate(RuleContext(inventory=deep.inventory), RULES)
-    assert "no diskstats samples" in skipped[0].reason
+    reasons = {s.rule: s.reason for s in skipped}
+    assert sorted(reasons) == ["queue.hdd.too_deep", "queue.ssd.too_shallow"]
+    assert all("no diskstats samples" in r for r in reasons.values())
+
+
+def test_garbled_queue_figures_never_crash_the_queue_rules(
+    deep: RuleContext, flash: RuleContext
+) -> None:
+    for context in (deep, flash):
+        assert findings(with_figures(context, aqu_sz=float("nan"))) == []
+        assert shallow_findings(with_figures(context, aqu_sz=float("nan"))) == []
+        zero = RuleContext(
+            inventory=context.inventory,
+            intervals=[i.model_copy(update={"interval_s": 0.0}) for i in context.intervals],
+        )
+        assert shallow_findings(zero) == [] and findings(zero) == []
+
+
+# -- queue.ssd.too_shallow ------------------------------------------------------------------
+
+
+def test_ssds_held_to_two_ios_with_a_full_queue(flash: RuleContext) -> None:
+    found = shallow_findings(flash)
+    assert [f.entity.name for f in found] == ["JBOD-F"]
+    evidence = found[0].evidence[0]
+    facts = {f.name: f.value for f in evidence.facts}
+    assert facts["queue_depth"] == 2
+    assert facts["I/Os allowed per disk"] == 2
+    assert facts["SSDs affected"] == 12
+    assert facts["recommended"] == 16
+    queue = facts["mean queue per disk"]
+    assert isinstance(queue, float) and 1.6 <= queue <= 2.0
+    assert "queue_depth = 2" in evidence.summary
+    assert "device/queue_depth` (now 2)" in found[0].remediation
+    assert findings(flash) == []  # SSDs are not judged as HDDs
+
+
+def test_ssds_allowed_32_keep_zfs_default_of_10_and_are_fine(flash: RuleContext) -> None:
+    assert shallow_findings(with_queue_depth(flash, 32)) == []
+
+
+def test_a_low_zfs_allowance_is_named_as_the_cap(flash: RuleContext) -> None:
+    context = with_queue_depth(flash, 32)
+    context.inventory.zfs.vdev_queue_parameters = {
+        name: 1
+        for name in (
+            "zfs_vdev_sync_read_max_active",
+            "zfs_vdev_sync_write_max_active",
+            "zfs_vdev_async_read_max_active",
+            "zfs_vdev_async_write_max_active",
+        )
+    }
+    found = shallow_findings(context)
+    assert [f.entity.name for f in found] == ["JBOD-F"]
+    facts = {f.name: f.value for f in found[0].evidence[0].facts}
+    assert facts["I/Os allowed per disk"] == 1
+    assert "zfs_vdev_*_max_active` parameters (now 1" in found[0].remediation
+
+
+def test_an_idle_ssd_with_a_low_setting_is_not_held_back(flash: RuleContext) -> None:
+    assert shallow_findings(with_figures(flash, aqu_sz=0.3)) == []
+
+
+def test_the_ssd_minimum_is_configurable(flash: RuleContext) -> None:
+    config = parse_config(
+        {"rules": {"queue.ssd.too_shallow": {"min_ssd_queue": 2}}}, RULES, "test.toml"
+    )
+    assert shallow_findings(flash, config) == []
+
+
+def test_hdds_with_a_shallow_queue_are_not_ssds(deep: RuleContext) -> None:
+    assert shallow_findings(with_queue_depth(deep, 2)) == []

@@ -15,7 +15,7 @@ seconds) is adding counts bucket by bucket, and the result is exact.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -55,6 +55,14 @@ def bucket_bounds_ns(index: int) -> tuple[int, int | None]:
     return low, low + width
 
 
+def range_midpoint_ns(low_ns: int, high_ns: int) -> int:
+    """Where I/Os known only to lie in [low_ns, high_ns) are placed: the range's geometric
+    midpoint (a bucket of another tool's histogram, e.g. `zpool iostat -w`)."""
+    low = max(1, low_ns)
+    high = max(low + 1, high_ns)
+    return round(math.sqrt(low * high))
+
+
 def seconds_to_ns(value_s: float) -> int:
     """Seconds to whole nanoseconds; negative and NaN latencies are clamped to zero, absurdly
     long ones (a garbled counter, infinity) to the start of the open-ended slowest bucket."""
@@ -64,6 +72,17 @@ def seconds_to_ns(value_s: float) -> int:
     if value_ns >= HIGHEST_NS:
         return HIGHEST_NS
     return round(value_ns)
+
+
+def _checked_counts(counts: Mapping[int, int]) -> dict[int, int]:
+    """Stored or received histograms must use this scheme's buckets: an index outside it or a
+    negative count is refused, empty buckets are dropped."""
+    for index, count in counts.items():
+        if not 0 <= index < BUCKET_COUNT:
+            raise ValueError(f"bucket {index} is outside 0–{BUCKET_COUNT - 1}")
+        if count < 0:
+            raise ValueError(f"bucket {index} has a negative count ({count})")
+    return {index: count for index, count in counts.items() if count}
 
 
 class HistogramBucket(BaseModel):
@@ -90,14 +109,23 @@ class LatencyHistogram(BaseModel):
     @field_validator("counts")
     @classmethod
     def _valid_counts(cls, counts: dict[int, int]) -> dict[int, int]:
-        """Stored or received histograms must use this scheme's buckets: an index outside it
-        or a negative count is refused, empty buckets are dropped."""
-        for index, count in counts.items():
-            if not 0 <= index < BUCKET_COUNT:
-                raise ValueError(f"bucket {index} is outside 0–{BUCKET_COUNT - 1}")
-            if count < 0:
-                raise ValueError(f"bucket {index} has a negative count ({count})")
-        return {index: count for index, count in counts.items() if count}
+        return _checked_counts(counts)
+
+    @classmethod
+    def from_counts(
+        cls, counts: Mapping[int, int], sum_ns: int, min_ns: int | None, max_ns: int | None
+    ) -> LatencyHistogram:
+        """A histogram from bucket counts already summed elsewhere (an importer, a merge):
+        checked once and built once, far cheaper than recording them one by one. `count` is
+        the sum of `counts`; a ValueError for a bucket outside the scheme or a negative count."""
+        checked = _checked_counts(counts)
+        return cls.model_construct(
+            counts=checked,
+            count=sum(checked.values()),
+            sum_ns=sum_ns,
+            min_ns=min_ns,
+            max_ns=max_ns,
+        )
 
     # -- building --------------------------------------------------------------------------
 
@@ -122,9 +150,7 @@ class LatencyHistogram(BaseModel):
         tool's histogram: they are placed at the range's geometric midpoint."""
         if count <= 0:
             return
-        low = max(1, low_ns)
-        high = max(low + 1, high_ns)
-        self.record_ns(round(math.sqrt(low * high)), count)
+        self.record_ns(range_midpoint_ns(low_ns, high_ns), count)
 
     def merge_from(self, other: LatencyHistogram) -> None:
         """Add every I/O of `other` to this histogram (in place)."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterable, Sequence
+from operator import add
 
 from pydantic import BaseModel
 
@@ -34,7 +35,7 @@ from pinchpoint.model.breakdown import (
     LevelBreakdown,
     SlowerBasis,
 )
-from pinchpoint.model.histogram import LatencyHistogram
+from pinchpoint.model.histogram import LatencyHistogram, merged
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.sas import Disk
 from pinchpoint.model.stats import (
@@ -85,20 +86,6 @@ class DeviceLoad(BaseModel):
     queue_s: float = 0.0  # aqu-sz integrated over time (I/O-seconds)
     busy_s: float = 0.0  # time with I/O in flight
 
-    def add_figures(self, figures: DeviceFigures, interval_s: float) -> None:
-        """Add one interval's `iostat -x` figures; negative figures count as zero."""
-        reads = max(0.0, figures.r_s) * interval_s
-        writes = max(0.0, figures.w_s) * interval_s
-        self.seconds += interval_s
-        self.reads += reads
-        self.writes += writes
-        self.read_kb += max(0.0, figures.rkb_s) * interval_s
-        self.write_kb += max(0.0, figures.wkb_s) * interval_s
-        self.read_wait_ms += max(0.0, figures.r_await) * reads
-        self.write_wait_ms += max(0.0, figures.w_await) * writes
-        self.queue_s += max(0.0, figures.aqu_sz) * interval_s
-        self.busy_s += min(100.0, max(0.0, figures.util)) / 100.0 * interval_s
-
     def add_point(self, point: StatPoint, interval_s: float) -> None:
         """Add one imported point (iostat, PerfMon, fio): its metrics over `interval_s`."""
         values = {m: v for m, v in point.values.items() if math.isfinite(v) and v >= 0.0}
@@ -122,9 +109,33 @@ class DeviceLoad(BaseModel):
         return total / self.seconds if self.seconds > 0 else 0.0
 
 
+LOAD_FIELDS = tuple(DeviceLoad.model_fields)
+
+
+def figure_totals(figures: DeviceFigures, interval_s: float) -> tuple[float, ...]:
+    """One interval's `iostat -x` figures as totals, in the order of `LOAD_FIELDS`; negative
+    figures count as zero."""
+    reads = max(0.0, figures.r_s) * interval_s
+    writes = max(0.0, figures.w_s) * interval_s
+    return (
+        interval_s,
+        reads,
+        writes,
+        max(0.0, figures.rkb_s) * interval_s,
+        max(0.0, figures.wkb_s) * interval_s,
+        max(0.0, figures.r_await) * reads,
+        max(0.0, figures.w_await) * writes,
+        max(0.0, figures.aqu_sz) * interval_s,
+        min(100.0, max(0.0, figures.util)) / 100.0 * interval_s,
+    )
+
+
 def device_loads(intervals: Sequence[IntervalFigures], notes: list[str]) -> dict[str, DeviceLoad]:
-    """Every device's totals over all usable intervals; unusable ones are noted and left out."""
-    loads: dict[str, DeviceLoad] = {}
+    """Every device's totals over all usable intervals; unusable ones are noted and left out.
+
+    Sums in plain tuples and makes one `DeviceLoad` per device at the end (setting a pydantic
+    model's fields per interval cost more than the arithmetic)."""
+    totals: dict[str, tuple[float, ...]] = {}
     resets: dict[str, int] = {}
     for number, interval in enumerate(intervals):
         notes.extend(f"interval {number}: {problem}" for problem in interval.problems)
@@ -138,11 +149,16 @@ def device_loads(intervals: Sequence[IntervalFigures], notes: list[str]) -> dict
             if figures.reset:
                 resets[figures.device] = resets.get(figures.device, 0) + 1
                 continue
-            loads.setdefault(figures.device, DeviceLoad()).add_figures(figures, interval.interval_s)
+            this = figure_totals(figures, interval.interval_s)
+            before = totals.get(figures.device)
+            totals[figures.device] = this if before is None else tuple(map(add, before, this))
     for device, count in sorted(resets.items()):
         noun = "interval" if count == 1 else "intervals"
         notes.append(f"{device}: counters went backwards (device reset); {count} {noun} left out")
-    return loads
+    return {
+        device: DeviceLoad(**dict(zip(LOAD_FIELDS, sums, strict=True)))
+        for device, sums in totals.items()
+    }
 
 
 def _is_interior(entity: EntityStats) -> bool:
@@ -183,6 +199,7 @@ class _Measured:
     def __init__(self, inventory: Inventory) -> None:
         self.index = EntityIndex(inventory)
         self.devices: list[tuple[Attachment, DeviceLoad]] = []
+        self.devices_of: dict[str, list[tuple[Attachment, DeviceLoad]]] = {}  # by entity id
         self.histograms: dict[str, LatencyHistogram] = {}
         self.standalone: list[GroupFigures] = []
         self.unmatched: list[str] = []
@@ -195,6 +212,7 @@ class _Measured:
             return False
         if found.role is not DeviceRole.PARTITION:
             self.devices.append((found, load))
+            self.devices_of.setdefault(found.entity_id, []).append((found, load))
         return True
 
     def add_histogram(self, name: str, histogram: LatencyHistogram) -> bool:
@@ -202,14 +220,17 @@ class _Measured:
         if found is None:
             self.unmatched.append(name)
             return False
-        self.histograms.setdefault(found.entity_id, LatencyHistogram()).merge_from(histogram)
+        mine = self.histograms.get(found.entity_id)
+        if mine is None:
+            mine = self.histograms[found.entity_id] = LatencyHistogram()
+        mine.merge_from(histogram)
         return True
 
     def entity_devices(self, entity_id: str) -> list[tuple[Attachment, DeviceLoad]]:
         """What makes an entity's load: its whole device where measured, else its paths."""
-        mine = [(a, load) for a, load in self.devices if a.entity_id == entity_id]
+        mine = self.devices_of.get(entity_id, [])
         whole = [(a, load) for a, load in mine if a.role is DeviceRole.WHOLE]
-        return whole or mine
+        return whole or list(mine)
 
 
 def _group(
@@ -222,17 +243,12 @@ def _group(
     histograms: dict[str, LatencyHistogram],
     slower_than_s: float,
 ) -> GroupFigures:
-    """One group's figures from the devices that carry its load and its members' histograms."""
-    figures = GroupFigures(
-        level=level,
-        id=group_id,
-        name=name,
-        detail=detail,
-        members=len(member_ids),
-        measured=0,
-        member_ids=member_ids,
-    )
+    """One group's figures from the devices that carry its load and its members' histograms.
+
+    Sums in plain locals and builds the model once: setting a pydantic field per device costs
+    more than the arithmetic."""
     measured: set[str] = set()
+    read_iops = write_iops = read_mb_s = write_mb_s = 0.0
     queue = 0.0
     ios = 0.0
     waited_ms = 0.0
@@ -241,31 +257,39 @@ def _group(
         if load.seconds <= 0:
             continue
         measured.add(attachment.entity_id)
-        figures.read_iops += load.rate(load.reads)
-        figures.write_iops += load.rate(load.writes)
-        figures.read_mb_s += load.rate(load.read_kb) / 1024
-        figures.write_mb_s += load.rate(load.write_kb) / 1024
+        read_iops += load.rate(load.reads)
+        write_iops += load.rate(load.writes)
+        read_mb_s += load.rate(load.read_kb) / 1024
+        write_mb_s += load.rate(load.write_kb) / 1024
         queue += load.rate(load.queue_s)
         ios += load.reads + load.writes
         waited_ms += load.read_wait_ms + load.write_wait_ms
         utils.append(100.0 * load.rate(load.busy_s))
-    figures.measured = len(measured)
+    figures = GroupFigures(
+        level=level,
+        id=group_id,
+        name=name,
+        detail=detail,
+        members=len(member_ids),
+        measured=len(measured),
+        member_ids=member_ids,
+        read_iops=read_iops,
+        write_iops=write_iops,
+        read_mb_s=read_mb_s,
+        write_mb_s=write_mb_s,
+    )
     if measured:
         figures.queue_per_member = queue / len(measured)
         figures.util_pct = sum(utils) / len(utils)
         figures.slower_basis = SlowerBasis.MEANS_ONLY
     if ios > 0:
         figures.await_ms = waited_ms / ios
-    merged = LatencyHistogram()
-    for member in member_ids:
-        histogram = histograms.get(member)
-        if histogram is not None:
-            merged.merge_from(histogram)
-    if not merged.empty:
-        figures.histogram = merged
-        p99 = merged.percentile_s(99.0)
+    together = merged(histograms[m] for m in member_ids if m in histograms)
+    if not together.empty:
+        figures.histogram = together
+        p99 = together.percentile_s(99.0)
         figures.p99_ms = None if p99 is None else p99 * 1000
-        figures.share_slower = merged.share_above(slower_than_s)
+        figures.share_slower = together.share_above(slower_than_s)
         figures.slower_basis = SlowerBasis.HISTOGRAMS
     return figures
 
@@ -298,6 +322,8 @@ class _Levels:
         self.measured = measured
         self.slower_than_s = slower_than_s
         self.enclosure_names = {e.id: e.name for e in inventory.sas.enclosures}
+        self._routes: dict[str, dict[str | None, list[tuple[Attachment, DeviceLoad]]]] = {}
+        self._disks_through: dict[str, dict[str | None, list[str]]] = {}
 
     def group(
         self,
@@ -324,8 +350,25 @@ class _Levels:
 
     def routed(self, key: str, value: str) -> list[tuple[Attachment, DeviceLoad]]:
         """The measured devices whose route (`hba_port_id`, `hba_id`, `fc_port_id`) is `value`;
-        a whole dm map over several paths has no route and is left to its paths."""
-        return [(a, load) for a, load in self.measured.devices if getattr(a, key) == value]
+        a whole dm map over several paths has no route and is left to its paths. The devices
+        are indexed by `key` once, not scanned per group."""
+        routes = self._routes.get(key)
+        if routes is None:
+            routes = self._routes[key] = {}
+            for attachment, load in self.measured.devices:
+                routes.setdefault(getattr(attachment, key), []).append((attachment, load))
+        return list(routes.get(value, []))
+
+    def disks_through(self, key: str, value: str) -> list[str]:
+        """The SAS disks with a path whose `key` (`hba_port_id`, `hba_id`) is `value`, in
+        inventory order; the disks are indexed by `key` once, not scanned per group."""
+        through = self._disks_through.get(key)
+        if through is None:
+            through = self._disks_through[key] = {}
+            for disk in self.inventory.sas.disks:
+                for route in dict.fromkeys(getattr(p, key) for p in disk.paths):
+                    through.setdefault(route, []).append(disk.id)
+        return list(through.get(value, []))
 
     def disks(self) -> LevelBreakdown:
         level = LevelBreakdown(level=GroupLevel.DISK)
@@ -372,11 +415,6 @@ class _Levels:
             level.note = "no enclosures in the inventory"
         return level
 
-    def _port_members(self, port_id: str) -> list[str]:
-        return [
-            d.id for d in self.inventory.sas.disks if any(p.hba_port_id == port_id for p in d.paths)
-        ]
-
     def chains(self) -> LevelBreakdown:
         level = LevelBreakdown(level=GroupLevel.CHAIN)
         hbas = {h.id: h for h in self.inventory.sas.hbas}
@@ -392,7 +430,7 @@ class _Levels:
                     chain.id,
                     f"{start}: {route}" if route else start,
                     f"{chain.enclosure_count} enclosures, depth {chain.depth}",
-                    self._port_members(chain.hba_port_id),
+                    self.disks_through("hba_port_id", chain.hba_port_id),
                     self.routed("hba_port_id", chain.hba_port_id),
                 )
             )
@@ -410,7 +448,7 @@ class _Levels:
                         port.id,
                         f"{hba.pci_address} connector {port.connector}",
                         f"x{port.width}, {port.phys_up} phys up",
-                        self._port_members(port.id),
+                        self.disks_through("hba_port_id", port.id),
                         self.routed("hba_port_id", port.id),
                     )
                 )
@@ -421,9 +459,7 @@ class _Levels:
     def hbas(self) -> LevelBreakdown:
         level = LevelBreakdown(level=GroupLevel.HBA)
         for hba in self.inventory.sas.hbas:
-            members = [
-                d.id for d in self.inventory.sas.disks if any(p.hba_id == hba.id for p in d.paths)
-            ]
+            members = self.disks_through("hba_id", hba.id)
             level.groups.append(
                 self.group(
                     GroupLevel.HBA,
@@ -537,11 +573,11 @@ def _standalone(
 ) -> GroupFigures:
     """An entity matched to no topology, as its tool named it (a Windows volume `H:`)."""
     devices = [] if load is None else [(_standalone_attachment(name), load)]
-    merged = {name: LatencyHistogram()}
+    own = {name: LatencyHistogram()}
     for kind, histogram in histograms.items():
         if kind in family:
-            merged[name].merge_from(histogram)
-    return _group(GroupLevel.STANDALONE, name, name, None, [name], devices, merged, slower_than_s)
+            own[name].merge_from(histogram)
+    return _group(GroupLevel.STANDALONE, name, name, None, [name], devices, own, slower_than_s)
 
 
 def _standalone_attachment(name: str) -> Attachment:

@@ -76,7 +76,7 @@ def wwid_key(value: str) -> str:
     text = value.strip().lower()
     for prefix in ("wwn-0x", "naa.", "0x", "scsi-"):
         text = text.removeprefix(prefix)
-    hexadecimal = all(c in "0123456789abcdef" for c in text)
+    hexadecimal = not text.strip("0123456789abcdef")
     if hexadecimal and text.startswith("3") and len(text) in (17, 33):
         text = text[1:]
     return text

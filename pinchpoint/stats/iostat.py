@@ -129,7 +129,7 @@ def _was_reset(before: Sequence[int], after: Sequence[int]) -> bool:
 def _deltas(before: Sequence[int], after: Sequence[int]) -> list[int] | None:
     """How much each counter grew, across wraps; None for a device that was reset. The busy
     time (`io_ms`) is left as the plain difference, possibly negative, for the caller."""
-    deltas = [new - old for new, old in zip(after, before, strict=True)]
+    deltas = list(map(operator.sub, after, before))  # both hold the 17 counters
     deltas[_IN_FLIGHT] = 0
     if min(deltas) >= 0:
         return deltas  # the usual case: nothing went back
@@ -228,19 +228,35 @@ def interval_figures(before: DiskstatsSample, after: DiskstatsSample) -> Interva
     """Every device's `iostat -x` figures between two samples, partitions and dm maps included,
     in the order of the second sample; devices in one sample only are listed as appeared or
     vanished. A missing, zero or negative interval gives no figures and says why."""
+    return _interval_figures(before, after, _sample_values(before), _sample_values(after))
+
+
+def _sample_values(sample: DiskstatsSample) -> dict[str, tuple[int, ...]]:
+    """Every device's 17 counters of one sample (see `_values`), by device name."""
+    return {c.device: _values(c) for c in sample.devices}
+
+
+def _interval_figures(
+    before: DiskstatsSample,
+    after: DiskstatsSample,
+    previous: dict[str, tuple[int, ...]],
+    current: dict[str, tuple[int, ...]],
+) -> IntervalFigures:
+    """`interval_figures` with each sample's counters already taken out (`_sample_values`), so
+    a series takes them out once per sample rather than twice."""
     problems = [f"{p.line()}" for p in (*before.problems, *after.problems)]
     itv, clock = interval_centiseconds(before, after)
-    previous = {c.device: c for c in before.devices}
-    current = {c.device for c in after.devices}
-    appeared = [c.device for c in after.devices if c.device not in previous]
-    vanished = [c.device for c in before.devices if c.device not in current]
+    appeared = [device for device in current if device not in previous]
+    vanished = [device for device in previous if device not in current]
     if itv is None or itv <= 0:
         problems.append(_not_later(itv, clock) if itv is not None else f"no interval: {clock}")
         return IntervalFigures(
             interval_s=0.0, appeared=appeared, vanished=vanished, problems=problems
         )
     devices = [
-        device_figures(previous[c.device], c, itv) for c in after.devices if c.device in previous
+        counter_figures(device, previous[device], values, itv)
+        for device, values in current.items()
+        if device in previous
     ]
     problems.extend(_resets(devices))
     return IntervalFigures.model_construct(
@@ -272,7 +288,11 @@ def _resets(devices: list[DeviceFigures]) -> list[str]:
 
 def series_figures(samples: Sequence[DiskstatsSample]) -> list[IntervalFigures]:
     """The figures of each interval between consecutive samples of a series."""
-    return [interval_figures(a, b) for a, b in pairwise(samples)]
+    values = [_sample_values(sample) for sample in samples]
+    return [
+        _interval_figures(before, after, previous, current)
+        for (before, previous), (after, current) in pairwise(zip(samples, values, strict=True))
+    ]
 
 
 def had_io(figures: DeviceFigures) -> bool:

@@ -24,6 +24,7 @@ from pinchpoint.model.histogram import (
     bucket_bounds_ns,
     bucket_index,
     merged,
+    range_midpoint_ns,
     seconds_to_ns,
 )
 
@@ -213,3 +214,39 @@ def test_a_stored_histogram_with_foreign_buckets_is_refused(
 
 def test_empty_buckets_of_a_stored_histogram_are_dropped() -> None:
     assert LatencyHistogram.model_validate({"counts": {5: 0, 6: 2}, "count": 2}).counts == {6: 2}
+
+
+@settings(max_examples=200)
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 10_000)), max_size=40))
+def test_from_counts_equals_recording_the_ranges_one_by_one(rows: list[tuple[int, int]]) -> None:
+    """What the zpool importer does in bulk must give what `record_range_ns` gives per row."""
+    one_by_one = LatencyHistogram()
+    counts: dict[int, int] = {}
+    sum_ns = 0
+    values = []
+    for power, count in rows:
+        one_by_one.record_range_ns(1 << power, 1 << (power + 1), count)
+        if count:
+            value = range_midpoint_ns(1 << power, 1 << (power + 1))
+            counts[bucket_index(value)] = counts.get(bucket_index(value), 0) + count
+            sum_ns += value * count
+            values.append(value)
+    bulk = LatencyHistogram.from_counts(
+        counts, sum_ns, min(values, default=None), max(values, default=None)
+    )
+    assert bulk.model_dump() == one_by_one.model_dump()
+    assert bulk.count == sum(count for _, count in rows)
+
+
+def test_from_counts_refuses_foreign_buckets_and_drops_empty_ones() -> None:
+    with pytest.raises(ValueError, match="bucket 999 is outside"):
+        LatencyHistogram.from_counts({999: 1}, 0, None, None)
+    with pytest.raises(ValueError, match="negative"):
+        LatencyHistogram.from_counts({5: -2}, 0, None, None)
+    kept = LatencyHistogram.from_counts({5: 0, 6: 2}, 4000, 2000, 2000)
+    assert kept.counts == {6: 2} and kept.count == 2
+
+
+def test_range_midpoint_is_geometric_and_survives_empty_ranges() -> None:
+    assert range_midpoint_ns(1024, 4096) == 2048
+    assert range_midpoint_ns(0, 0) == 1  # [1, 2): never zero, never below the range

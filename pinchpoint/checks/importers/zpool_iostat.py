@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from functools import cache
 
 from pinchpoint.checks.importers.series import EntityTable, StatsImportError, number
-from pinchpoint.model.histogram import LatencyHistogram
+from pinchpoint.model.histogram import LatencyHistogram, bucket_index, range_midpoint_ns
 from pinchpoint.model.stats import (
     EntityStats,
     HistogramKind,
@@ -105,12 +106,63 @@ def _bucket_bounds(label: int) -> tuple[int, int] | None:
     return high // 2, high
 
 
+def _row_counts(cells: list[str]) -> list[int] | None:
+    """The counts of one row as whole numbers, or None when one is not a number or negative.
+    Plain digits (every row zpool prints) are converted at once, and a row of zeros (most rows:
+    no I/O took that long) not at all; anything else cell by cell."""
+    counts = cells[1:]
+    digits = "".join(counts)
+    if all(counts) and digits.isdigit():
+        return list(map(int, counts)) if digits.strip("0") else [0] * len(counts)
+    values = [number(cell) for cell in counts]
+    if any(value is None or value < 0 for value in values):
+        return None
+    return [int(value or 0) for value in values]
+
+
+class _Tally:
+    """One histogram's rows as they are read: bucket counts, sum, minimum and maximum, made
+    into a `LatencyHistogram` once at the end (recording row by row is what made it slow)."""
+
+    __slots__ = ("counts", "max_ns", "min_ns", "sum_ns")
+
+    def __init__(self) -> None:
+        self.counts: dict[int, int] = {}
+        self.sum_ns = 0
+        self.min_ns: int | None = None
+        self.max_ns: int | None = None
+
+    def add(self, index: int, value_ns: int, count: int) -> None:
+        """`count` I/Os placed at `value_ns`, the midpoint of their zpool bucket."""
+        self.counts[index] = self.counts.get(index, 0) + count
+        self.sum_ns += value_ns * count
+        if self.min_ns is None or value_ns < self.min_ns:
+            self.min_ns = value_ns
+        if self.max_ns is None or value_ns > self.max_ns:
+            self.max_ns = value_ns
+
+    def histogram(self) -> LatencyHistogram:
+        return LatencyHistogram.from_counts(self.counts, self.sum_ns, self.min_ns, self.max_ns)
+
+
+@cache
+def _bucket_of_label(label: int) -> tuple[int, int] | None:
+    """(bucket index, value in ns) where the I/Os of the row labelled `label` are recorded,
+    as `LatencyHistogram.record_range_ns` places them; None for a label that is not 2^n - 1."""
+    bounds = _bucket_bounds(label)
+    if bounds is None:
+        return None
+    value_ns = range_midpoint_ns(*bounds)
+    return bucket_index(value_ns), value_ns
+
+
 def parse_zpool_histograms(text: str, source_name: str) -> ImportedStats:
     """Latency histograms of every pool, vdev and leaf in `zpool iostat -wvHp` output."""
     table = EntityTable()
     tree = _Tree(table)
     skipped = ParseSkips()
-    current: EntityStats | None = None
+    tallies: dict[str, list[_Tally]] = {}  # entity name -> one tally per column, in order
+    current: list[_Tally] | None = None
     first_name: str | None = None
     block = 0
     later_names = 0
@@ -128,7 +180,7 @@ def parse_zpool_histograms(text: str, source_name: str) -> ImportedStats:
                 block += 1
             first_name = first_name or line
             if block == 0:
-                current = tree.place(line)
+                current = tallies.setdefault(tree.place(line).name, [])
             else:
                 current = None
                 later_names += 1
@@ -144,18 +196,26 @@ def parse_zpool_histograms(text: str, source_name: str) -> ImportedStats:
         if current is None:
             skipped.add(number_, raw, "histogram row before any pool or vdev name")
             continue
-        bounds = _bucket_bounds(int(cells[0]))
-        counts = [number(cell) for cell in cells[1:]]
-        if bounds is None or any(count is None or count < 0 for count in counts):
+        bucket = _bucket_of_label(int(cells[0]))
+        counts = _row_counts(cells)
+        if bucket is None or counts is None:
             skipped.add(number_, raw, "bucket label is not 2^n - 1 or a count is not a number")
             continue
-        for kind, count in zip(HISTOGRAM_COLUMNS, counts, strict=False):
-            histogram = current.histograms.setdefault(kind, LatencyHistogram())
-            histogram.record_range_ns(bounds[0], bounds[1], int(count or 0))
+        while len(current) < len(counts):
+            current.append(_Tally())
+        if not any(counts):
+            continue  # most rows: no I/O in this bucket in any column
+        index, value_ns = bucket
+        for tally, count in zip(current, counts, strict=False):
+            if count > 0:
+                tally.add(index, value_ns, count)
     if not table.entities():
         raise StatsImportError(
             f"{source_name}: no pool or vdev histogram found (expected `zpool iostat -wvHp`)"
         )
+    for entity in table.entities():
+        for kind, tally in zip(HISTOGRAM_COLUMNS, tallies.get(entity.name, []), strict=False):
+            entity.histograms[kind] = tally.histogram()
     problems = []
     if block > 0:
         problems.append(

@@ -72,6 +72,30 @@ def test_garbled_and_truncated_rows_are_skipped_and_counted() -> None:
     assert imported.entities[0].histograms[HistogramKind.TOTAL_WAIT_READ].count > 0
 
 
+def test_counts_that_are_not_plain_digits_are_still_read() -> None:
+    """zpool prints plain digits; a decimal or decimal-comma count (a hand-edited or converted
+    file) takes the slow path and gives the same histogram, a negative one is skipped."""
+    rows = {"plain": "5", "decimal": "5.0", "comma": "5,0"}
+    found = {}
+    for what, cell in rows.items():
+        text = "tank\n8388607\t" + "\t".join([cell] + ["0"] * 10)
+        pool = import_stats(text, ImportKind.ZPOOL_IOSTAT_W).entities[0]
+        found[what] = pool.histograms[HistogramKind.TOTAL_WAIT_READ]
+    assert found["plain"].count == 5
+    assert found["decimal"] == found["plain"] == found["comma"]
+    negative = "tank\n8388607\t-5" + "\t0" * 10 + "\n16777215\t1" + "\t0" * 10
+    imported = import_stats(negative, ImportKind.ZPOOL_IOSTAT_W)
+    assert imported.skipped.count == 1
+    assert imported.entities[0].histograms[HistogramKind.TOTAL_WAIT_READ].count == 1
+
+
+def test_an_empty_cell_is_skipped_not_read_as_zero() -> None:
+    text = "tank\n8388607\t5\t\t0" + "\t0" * 8 + "\n16777215\t1" + "\t0" * 10
+    imported = import_stats(text, ImportKind.ZPOOL_IOSTAT_W)
+    assert imported.skipped.count == 1
+    assert imported.entities[0].histograms[HistogramKind.TOTAL_WAIT_READ].count == 1
+
+
 def test_latency_averages_per_block() -> None:
     imported = import_stats(LATENCY)
     assert imported.kind is ImportKind.ZPOOL_IOSTAT_L

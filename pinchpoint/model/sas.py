@@ -87,6 +87,12 @@ class Hba(BaseModel):
     ports: list[HbaPort] = Field(default_factory=list)
     idle_phys: list[Phy] = Field(default_factory=list)  # phys not in any port
 
+    @property
+    def label(self) -> str:
+        """`0000:03:00.0 SAS9300-8e`: the PCI address a technician finds the slot by, and the
+        board (findings and statistics name an HBA this way)."""
+        return f"{self.pci_address} {self.board_name}" if self.board_name else self.pci_address
+
 
 class Expander(BaseModel):
     """A SAS expander; one physical expander may be reached through several HBA ports."""

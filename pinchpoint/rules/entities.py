@@ -12,18 +12,13 @@ from pinchpoint.model.pcie import PciFunction
 from pinchpoint.model.sas import Chain, Disk, Enclosure, Expander, Hba, HbaPort, Phy
 
 
-def hba_name(hba: Hba) -> str:
-    """`0000:03:00.0 SAS9300-8e`: the PCI address a technician finds the slot by, and the board."""
-    return f"{hba.pci_address} {hba.board_name}" if hba.board_name else hba.pci_address
-
-
 def hba_ref(hba: Hba) -> EntityRef:
-    return EntityRef(kind=EntityKind.HBA, id=hba.id, name=hba_name(hba))
+    return EntityRef(kind=EntityKind.HBA, id=hba.id, name=hba.label)
 
 
 def hba_port_ref(hba: Hba, port: HbaPort) -> EntityRef:
     return EntityRef(
-        kind=EntityKind.HBA_PORT, id=port.id, name=f"{hba_name(hba)} connector {port.connector}"
+        kind=EntityKind.HBA_PORT, id=port.id, name=f"{hba.label} connector {port.connector}"
     )
 
 
@@ -39,7 +34,7 @@ def chain_ref(chain: Chain, inventory: Inventory) -> EntityRef:
     for hba in fabric.hbas:
         for port in hba.ports:
             if port.id == chain.hba_port_id:
-                start = f"{hba_name(hba)} connector {port.connector}"
+                start = f"{hba.label} connector {port.connector}"
     route = " → ".join(names.get(e, e) for e in chain.enclosure_ids)
     return EntityRef(kind=EntityKind.CHAIN, id=chain.id, name=f"{start}: {route}")
 
@@ -62,7 +57,7 @@ def host_suffix(inventory: Inventory) -> str:
 
 def hba_phy_ref(hba: Hba, phy: Phy) -> EntityRef:
     """An HBA phy by board, connector and lane: `0000:03:00.0 SAS9300-8e connector 0 phy 2`."""
-    name = f"{hba_name(hba)} connector {phy.phy_identifier // 4} phy {phy.phy_identifier}"
+    name = f"{hba.label} connector {phy.phy_identifier // 4} phy {phy.phy_identifier}"
     return EntityRef(kind=EntityKind.PHY, id=phy.id, name=name)
 
 

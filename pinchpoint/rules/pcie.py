@@ -9,7 +9,7 @@ from pinchpoint.model.findings import EntityRef, Evidence, Fact, Severity
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.pcie import PcieLink, PciFunction, PciKind
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
-from pinchpoint.rules.entities import hba_name, pcie_ref
+from pinchpoint.rules.entities import pcie_ref
 
 ENDPOINT_KINDS = frozenset({PciKind.STORAGE, PciKind.NVME, PciKind.NETWORK, PciKind.FIBRE_CHANNEL})
 
@@ -46,7 +46,7 @@ def card_label(card: list[PciFunction], inventory: Inventory) -> str:
     addresses = {f.pci_address for f in card}
     for hba in inventory.sas.hbas:
         if hba.pci_address in addresses:
-            return hba_name(hba).partition(" ")[2] or (hba.driver or "SAS HBA")
+            return hba.board_name or hba.driver or "SAS HBA"
     nics = [n.name for n in inventory.network.nics if n.pci_address in addresses]
     if nics:
         return f"NIC {', '.join(nics)}"

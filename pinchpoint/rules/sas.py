@@ -25,7 +25,6 @@ from pinchpoint.rules.entities import (
     disk_ref,
     enclosure_ref,
     expander_phy_ref,
-    hba_name,
     hba_phy_ref,
     hba_port_ref,
 )
@@ -215,7 +214,7 @@ def same_hba_enclosures(context: RuleContext, limits: Limits) -> Iterator[Hit]:
             continue
         hba_id = adapters.pop()
         hba = hbas.get(hba_id)
-        board = hba_name(hba) if hba is not None else hba_id
+        board = hba.label if hba is not None else hba_id
         routes = [_port_name(p, ports) for p in enclosure.hba_port_ids]
         others = [h for h in inventory.sas.hbas if h.id != hba_id]
         summary = (
@@ -334,7 +333,7 @@ class FreePort:
 
     @property
     def name(self) -> str:
-        return f"{hba_name(self.hba)} connector {self.connector}"
+        return f"{self.hba.label} connector {self.connector}"
 
 
 def _free_ports(inventory: Inventory) -> list[FreePort]:

@@ -464,7 +464,7 @@ class _Levels:
                 self.group(
                     GroupLevel.HBA,
                     hba.id,
-                    f"{hba.pci_address} {hba.board_name or ''}".strip(),
+                    hba.label,
                     f"{hba.driver or 'driver ?'}, {len(hba.ports)} ports",
                     members,
                     self.routed("hba_id", hba.id),

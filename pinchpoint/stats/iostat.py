@@ -37,6 +37,7 @@ from pinchpoint.model.stats import (
     DiskstatsSample,
     IntervalFigures,
 )
+from pinchpoint.stats.counters import COUNT_WRAP_64, count_delta
 
 __all__ = [
     "DEVICE_FIGURES_FIELDS",
@@ -52,9 +53,6 @@ __all__ = [
 ]
 
 TIME_WRAP = 1 << 32  # the kernel prints times as unsigned 32-bit milliseconds
-COUNT_WRAP_32 = 1 << 32
-COUNT_WRAP_64 = 1 << 64
-NEAR_64_BIT_TOP = 1 << 63  # a 64-bit count this high may have wrapped; lower, it cannot
 FULL_LAYOUT = 20  # fields of a line that has every counter
 BUSY_SLACK = 2  # busy ms may exceed elapsed ms a little (clock skew), never twice over
 
@@ -84,17 +82,6 @@ def interval_centiseconds(
         return (after.taken_at - before.taken_at).total_seconds() * 100, "capture times"
     missing = "first" if before.uptime_s is None else "second"
     return None, f"the {missing} sample has no clock (no proc/uptime, no capture time)"
-
-
-def _count_delta(before: int, after: int) -> int | None:
-    """How much a count grew, across a wrap where one is possible; None if it went back."""
-    if after >= before:
-        return after - before
-    if before < COUNT_WRAP_32:
-        return after + COUNT_WRAP_32 - before
-    if before >= NEAR_64_BIT_TOP:
-        return after + COUNT_WRAP_64 - before
-    return None
 
 
 # Positions in the counter tuple (DiskstatsCounters fields, in the kernel's order).
@@ -137,7 +124,7 @@ def _deltas(before: Sequence[int], after: Sequence[int]) -> list[int] | None:
         return None
     for i in _COUNTS:
         if deltas[i] < 0:
-            grown = _count_delta(before[i], after[i])
+            grown = count_delta(before[i], after[i])
             if grown is None:
                 return None
             deltas[i] = grown

@@ -25,10 +25,7 @@ from pinchpoint.model.stats import (
     NetDevInterval,
     NetDevSample,
 )
-
-COUNT_WRAP_32 = 1 << 32
-COUNT_WRAP_64 = 1 << 64
-NEAR_64_BIT_TOP = 1 << 63  # a 64-bit count this high may have wrapped; lower, it cannot
+from pinchpoint.stats.counters import count_delta
 
 
 def interval_seconds(before: NetDevSample, after: NetDevSample) -> tuple[float | None, str]:
@@ -41,17 +38,6 @@ def interval_seconds(before: NetDevSample, after: NetDevSample) -> tuple[float |
         return after.monotonic_s - before.monotonic_s, "monotonic clock"
     missing = "first" if before.uptime_s is None and before.monotonic_s is None else "second"
     return None, f"the {missing} sample has no clock (no proc/uptime)"
-
-
-def count_delta(before: int, after: int) -> int | None:
-    """How much a counter grew, across a wrap where one is possible; None if it went back."""
-    if after >= before:
-        return after - before
-    if before < COUNT_WRAP_32 and after < COUNT_WRAP_32:
-        return after + COUNT_WRAP_32 - before
-    if before >= NEAR_64_BIT_TOP:
-        return after + COUNT_WRAP_64 - before
-    return None
 
 
 def _went_back(before: NetDevCounters, after: NetDevCounters) -> bool:

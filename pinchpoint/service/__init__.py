@@ -1,0 +1,1 @@
+"""How pinchpoint runs: sweeps, schedules, the report store, notifications, metrics."""

@@ -38,13 +38,17 @@ __all__ = [
     "SAMPLES",
     "UPTIME",
     "DiskstatsParseError",
+    "captured_at",
     "live_sample",
     "parse_block_stat",
     "parse_diskstats",
     "parse_uptime",
+    "read_or_note",
     "read_sample",
     "read_sample_series",
+    "read_uptime",
     "record_samples",
+    "sample_roots",
 ]
 
 PART = "diskstats"
@@ -159,9 +163,12 @@ def parse_uptime(text: str) -> float | None:
     return value
 
 
-def _read(source: Source, path: str, problems: list[CollectionProblem], what: str) -> str | None:
+def read_or_note(
+    source: Source, path: str, problems: list[CollectionProblem], what: str
+) -> bytes | None:
+    """The file's bytes; None, with a problem saying `what` is lost, when it cannot be read."""
     try:
-        return source.read_text(path)
+        return source.read_bytes(path)
     except SourceError as err:
         problems.append(
             CollectionProblem(
@@ -171,7 +178,13 @@ def _read(source: Source, path: str, problems: list[CollectionProblem], what: st
         return None
 
 
-def _captured_at(source: Source) -> datetime | None:
+def _read(source: Source, path: str, problems: list[CollectionProblem], what: str) -> str | None:
+    data = read_or_note(source, path, problems, what)
+    return None if data is None else data.decode("utf-8", errors="replace")
+
+
+def captured_at(source: Source) -> datetime | None:
+    """When the snapshot was captured (its manifest), None for a live source or no manifest."""
     manifest = source.manifest()
     return None if manifest is None else manifest.captured_at
 
@@ -183,7 +196,7 @@ def read_sample(source: Source, root: str = "", log: ProblemLog | None = None) -
     What cannot be read or parsed is in the sample's `problems` (and `log`, when given).
     """
     problems: list[CollectionProblem] = []
-    sample = DiskstatsSample(taken_at=_captured_at(source) if not root else None)
+    sample = DiskstatsSample(taken_at=captured_at(source) if not root else None)
     text = _read(source, f"{root}{DISKSTATS}", problems, "no block device counters")
     if text is not None:
         sample.devices, sample.skipped = parse_diskstats(text)
@@ -205,23 +218,31 @@ def read_sample(source: Source, root: str = "", log: ProblemLog | None = None) -
                     reason=sample.skipped.summary() or "",
                 )
             )
-    uptime = _read(source, f"{root}{UPTIME}", problems, "no clock for this sample")
-    if uptime is not None:
-        sample.uptime_s = parse_uptime(uptime)
-        if sample.uptime_s is None:
-            problems.append(
-                CollectionProblem(
-                    part=PART,
-                    subject=f"{root}{UPTIME}",
-                    kind=ProblemKind.GARBLED,
-                    reason=f"expected seconds since boot, found {uptime.strip()[:40]!r}",
-                )
-            )
+    sample.uptime_s = read_uptime(source, root, problems)
     sample.problems = problems
     if log is not None:
         for problem in problems:
             log.add(problem.part, problem.subject, problem.kind, problem.reason)
     return sample
+
+
+def read_uptime(source: Source, root: str, problems: list[CollectionProblem]) -> float | None:
+    """The clock of one sample, `<root>/proc/uptime`; None (with the problem) when it cannot be
+    read or is not seconds since boot."""
+    uptime = _read(source, f"{root}{UPTIME}", problems, "no clock for this sample")
+    if uptime is None:
+        return None
+    seconds = parse_uptime(uptime)
+    if seconds is None:
+        problems.append(
+            CollectionProblem(
+                part=PART,
+                subject=f"{root}{UPTIME}",
+                kind=ProblemKind.GARBLED,
+                reason=f"expected seconds since boot, found {uptime.strip()[:40]!r}",
+            )
+        )
+    return seconds
 
 
 def sample_roots(source: Source) -> list[str]:
@@ -242,7 +263,7 @@ def read_sample_series(source: Source, log: ProblemLog | None = None) -> list[Di
     roots = sample_roots(source)
     if not roots:
         return [read_sample(source, log=log)]
-    captured = _captured_at(source)
+    captured = captured_at(source)
     samples = [read_sample(source, root, log) for root in roots]
     if captured is not None and samples[0].taken_at is None:
         samples[0].taken_at = captured

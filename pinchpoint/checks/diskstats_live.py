@@ -10,6 +10,10 @@ devices looked at (`pinchpoint.stats.iostat.busiest_devices` and `table_interval
 node_exporter exports raw counters and leaves rates to query time. `table_sample` gives the
 usual `DiskstatsSample` when a caller wants every device as models (to store it).
 
+`check` and `stats show` read a snapshot's series of samples (`samples/<n>/proc/diskstats`) into
+the same tables (`read_table_series`): seven samples of 5,760 devices as models were 40,000
+pydantic objects, where the figures need only the whole devices' counters.
+
 The bulk parse takes a file whose every line has the same 14, 18 or 20 fields, all numbers
 but the name, ASCII names, no device twice (every real kernel since 2.6.25). Anything else goes
 through `parse_diskstats` line by line, with its rules: a bad line is skipped and counted, the
@@ -21,11 +25,22 @@ from __future__ import annotations
 import os
 import time
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from operator import itemgetter
 
-from pinchpoint.checks.diskstats import DISKSTATS, PART, _counters, parse_diskstats
+from pinchpoint.checks.diskstats import (
+    DISKSTATS,
+    PART,
+    _counters,
+    captured_at,
+    parse_diskstats,
+    read_or_note,
+    read_uptime,
+    sample_roots,
+)
+from pinchpoint.checks.source import Source
+from pinchpoint.checks.sysfs import ProblemLog
 from pinchpoint.model.problems import CollectionProblem, ProblemKind
 from pinchpoint.model.stats import (
     DISKSTATS_COUNTER_FIELDS,
@@ -41,6 +56,8 @@ __all__ = [
     "LiveSampler",
     "parse_diskstats_table",
     "read_diskstats_table",
+    "read_table",
+    "read_table_series",
     "table_sample",
 ]
 
@@ -58,16 +75,19 @@ _row_of = itemgetter("major", "minor", *_COUNTER_FIELDS)
 class DiskstatsTable:
     """Every device's counters at one moment, kept raw: `numbers` holds `ROW` numbers per
     device in the order of `names` (major, minor, the 17 counters; absent ones 0), `layouts`
-    each line's field count (14, 18 or 20), `index` a device's position."""
+    each line's field count (14, 18 or 20), `index` a device's position. The clock is the
+    monotonic one when read live, `/proc/uptime` (`uptime_s`) in a snapshot's series, where
+    only the first sample carries a capture time (`taken_at`)."""
 
-    monotonic_s: float
-    taken_at: datetime
+    monotonic_s: float | None
+    taken_at: datetime | None
     names: list[str] = field(default_factory=list)
     numbers: array[int] = field(default_factory=lambda: array("Q"))
     layouts: bytes = b""
     index: dict[str, int] = field(default_factory=dict)
     skipped: ParseSkips = field(default_factory=ParseSkips)
     problems: list[CollectionProblem] = field(default_factory=list)
+    uptime_s: float | None = None
 
     def column(self, counter: int) -> array[int]:
         """One counter (0 = reads … 16 = flush_ms) of every device, in the order of `names`."""
@@ -107,6 +127,8 @@ def _uniform_table(data: bytes) -> tuple[list[str], array[int], bytes] | None:
     if not (joined.isascii() and joined.decode().isprintable()):
         return None
     names = joined.decode().split(" ")
+    if len(set(names)) != len(names):  # a device twice: the first line is kept, and said
+        return None
     if not b"".join(words).isdigit():  # bytes: ASCII digits only, no sign
         return None
     try:
@@ -139,7 +161,7 @@ def _packed(devices: list[DiskstatsCounters], skips: ParseSkips) -> tuple[list[s
 
 
 def parse_diskstats_table(
-    data: bytes, monotonic_s: float, taken_at: datetime, path: str = DISKSTATS
+    data: bytes, monotonic_s: float | None, taken_at: datetime | None, path: str = DISKSTATS
 ) -> DiskstatsTable:
     """The table of one read of `path`; lines that cannot be used are skipped and counted,
     with a problem saying so (an empty file is a problem too)."""
@@ -202,6 +224,40 @@ def read_diskstats_table(path: str = DISKSTATS) -> DiskstatsTable:
     return parse_diskstats_table(data, time.monotonic(), datetime.now(UTC), path)
 
 
+def read_table(source: Source, root: str = "", log: ProblemLog | None = None) -> DiskstatsTable:
+    """One sample of a source as a table: `<root>/proc/diskstats` timed by `<root>/proc/uptime`
+    (`root` is `""` for the host's own files, `/samples/3` for one of a series). The same
+    problems as `read_sample` (in `problems`, and in `log` when given), in the same order."""
+    problems: list[CollectionProblem] = []
+    path = f"{root}{DISKSTATS}"
+    taken_at = None if root else captured_at(source)
+    data = read_or_note(source, path, problems, "no block device counters")
+    if data is None:
+        table = DiskstatsTable(monotonic_s=None, taken_at=taken_at)
+    else:
+        table = parse_diskstats_table(data, None, taken_at, path)
+        problems.extend(table.problems)
+    uptime_s = read_uptime(source, root, problems)
+    if log is not None:
+        for problem in problems:
+            log.add(problem.part, problem.subject, problem.kind, problem.reason)
+    return replace(table, problems=problems, uptime_s=uptime_s)
+
+
+def read_table_series(source: Source, log: ProblemLog | None = None) -> list[DiskstatsTable]:
+    """Every sample a snapshot carries, as tables, in order: what `read_sample_series` reads
+    (`samples/<n>/…` when present, else the top-level `proc/diskstats`), without a model per
+    device."""
+    roots = sample_roots(source)
+    if not roots:
+        return [read_table(source, log=log)]
+    tables = [read_table(source, root, log) for root in roots]
+    captured = captured_at(source)
+    if captured is not None and tables[0].taken_at is None:
+        tables[0] = replace(tables[0], taken_at=captured)
+    return tables
+
+
 def table_sample(table: DiskstatsTable) -> DiskstatsSample:
     """The table as a `DiskstatsSample` (every device a `DiskstatsCounters`), for a caller
     that wants to store or compare whole samples; costs what the table saves, so only on demand."""
@@ -212,7 +268,7 @@ def table_sample(table: DiskstatsTable) -> DiskstatsSample:
         row = numbers[start : start + 2 + layout - 3].tolist()
         devices.append(_counters(row[0], row[1], name, row[2:]))
     return DiskstatsSample.model_construct(
-        uptime_s=None,
+        uptime_s=table.uptime_s,
         monotonic_s=table.monotonic_s,
         taken_at=table.taken_at,
         devices=devices,

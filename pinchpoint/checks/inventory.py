@@ -3,10 +3,12 @@
 A collector that fails is recorded as a problem ("not collected: why") and the rest of the
 inventory stands; nothing a host or a snapshot holds can make this raise.
 
-On a large host the block devices and disk health (a third of the work: 2,000 devices, 1,000
-smartctl reports) are read in a forked child process while this one walks the SAS fabric, so
-both cores work; the GIL makes threads no faster here. Small hosts, hosts read while other
-threads run (forking those is unsafe) and recording sources stay in one process.
+On a large host the block devices, disk health and ZFS pools (a third of the work: 2,000
+devices, 1,000 smartctl reports, a pool of 960 disks) are read in a forked child process while
+this one walks the SAS fabric, so both cores work; the GIL makes threads no faster here.
+Small hosts, hosts read while other threads run (forking those is unsafe) and recording
+sources stay in one process. The cyclic garbage collector is paused while the models are built
+(`pinchpoint.checks.gc_pause`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import TypeVar
 from pinchpoint.checks.block import collect_block
 from pinchpoint.checks.enclosure_class import SesFacts
 from pinchpoint.checks.fc import collect_fc
+from pinchpoint.checks.gc_pause import gc_paused
 from pinchpoint.checks.multipath import collect_multipath
 from pinchpoint.checks.network import collect_network
 from pinchpoint.checks.pcie import collect_pcie
@@ -49,7 +52,7 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[str], None]
 T = TypeVar("T")
-ChildResult = tuple[BlockInventory, DiskHealthInventory, ProblemLog]
+ChildResult = tuple[BlockInventory, DiskHealthInventory, ZfsInventory, ProblemLog]
 PARALLEL_MIN_BLOCK_DEVICES = 256  # below this, a second process costs more than it saves
 
 
@@ -132,6 +135,17 @@ def _block_and_health(
     return block, health
 
 
+def _child_parts(
+    source: Source, problems: ProblemLog, say: Progress
+) -> tuple[BlockInventory, DiskHealthInventory, ZfsInventory]:
+    """What the child reads, none of it needing the SAS walk: block devices and disk health,
+    then ZFS pools (the SAS walk takes longer, so the child has the time)."""
+    block, health = _block_and_health(source, problems, say)
+    say("reading ZFS pools")
+    zfs = _guarded("zfs", problems, ZfsInventory(), lambda: collect_zfs(source, problems))
+    return block, health, zfs
+
+
 def _worth_a_child(source: Source, parallel: bool | None) -> bool:
     """Fork only a plain live or snapshot source, with no other thread running, on a host with
     enough block devices (or when asked)."""
@@ -147,21 +161,21 @@ def _worth_a_child(source: Source, parallel: bool | None) -> bool:
         return False
 
 
-class _BlockAndHealthChild:
-    """`_block_and_health` in a forked child; its progress and result come back over a pipe."""
+class _ChildParts:
+    """`_child_parts` in a forked child; its progress and result come back over a pipe."""
 
     def __init__(self, source: Source) -> None:
         context = multiprocessing.get_context("fork")
         self._receive, send = context.Pipe(duplex=False)
         self._process = context.Process(
-            target=_child_main, args=(source, send), name="pinchpoint-block-health", daemon=True
+            target=_child_main, args=(source, send), name="pinchpoint-block-health-zfs", daemon=True
         )
         self._process.start()
         send.close()  # the child holds the other end; EOF here means it is gone
 
     def result(self, say: Progress) -> ChildResult | None:
-        """The child's block inventory, health and problems; None if it died (the caller then
-        reads them itself, so a crashed child costs time, never facts)."""
+        """The child's block inventory, health, ZFS pools and problems; None if it died (the
+        caller then reads them itself, so a crashed child costs time, never facts)."""
         try:
             while True:
                 kind, payload = self._receive.recv()
@@ -182,14 +196,15 @@ class _BlockAndHealthChild:
 def _child_main(source: Source, send: Connection) -> None:
     problems = ProblemLog()
     try:
-        block, health = _block_and_health(
+        block, health, zfs = _child_parts(
             source, problems, lambda message: send.send(("progress", message))
         )
-        send.send(("result", (block, health, problems)))
+        send.send(("result", (block, health, zfs, problems)))
     finally:
         send.close()
 
 
+@gc_paused()
 def collect_inventory(
     source: Source,
     *,
@@ -207,7 +222,7 @@ def collect_inventory(
     host = _guarded(
         "host", problems, HostInfo(source=kind or source.kind), lambda: host_info(source, kind)
     )
-    background = _BlockAndHealthChild(source) if _worth_a_child(source, parallel) else None
+    background = _ChildParts(source) if _worth_a_child(source, parallel) else None
     say("walking the SAS transport tree")
     walker = SasSysfsWalker(source, problems)
     hosts: list[HostNode] = _guarded("sas", problems, [], walker.hosts)
@@ -237,12 +252,10 @@ def collect_inventory(
     )
     child = background.result(say) if background is not None else None
     if child is None:
-        inventory.block, inventory.health = _block_and_health(source, problems, say)
+        inventory.block, inventory.health, inventory.zfs = _child_parts(source, problems, say)
     else:
-        inventory.block, inventory.health, child_problems = child
+        inventory.block, inventory.health, inventory.zfs, child_problems = child
         problems.absorb(child_problems)
     _join_health_to_disks(inventory)
-    say("reading ZFS pools")
-    inventory.zfs = _guarded("zfs", problems, ZfsInventory(), lambda: collect_zfs(source, problems))
     inventory.problems = [*source.open_problems, *problems.problems()]
     return inventory

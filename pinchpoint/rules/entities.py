@@ -39,10 +39,18 @@ def chain_ref(chain: Chain, inventory: Inventory) -> EntityRef:
     return EntityRef(kind=EntityKind.CHAIN, id=chain.id, name=f"{start}: {route}")
 
 
+def _enclosure_name(inventory: Inventory, enclosure_id: str | None) -> str | None:
+    """The name of one enclosure of the fabric, None when it is not there. Looked up, not
+    mapped: a name is computed (nickname, else product and logical id), and rules ask for
+    thousands of disks and phys."""
+    if enclosure_id is None:
+        return None
+    return next((e.name for e in inventory.sas.enclosures if e.id == enclosure_id), None)
+
+
 def disk_ref(disk: Disk, inventory: Inventory) -> EntityRef:
     """A disk by enclosure and slot where known (what a technician pulls), else its WWID."""
-    names = {e.id: e.name for e in inventory.sas.enclosures}
-    where = names.get(disk.enclosure_id or "")
+    where = _enclosure_name(inventory, disk.enclosure_id)
     if where is not None and disk.slot is not None:
         name = f"{where} slot {disk.slot}"
     else:
@@ -63,8 +71,7 @@ def hba_phy_ref(hba: Hba, phy: Phy) -> EntityRef:
 
 def expander_phy_ref(expander: Expander, phy: Phy, inventory: Inventory) -> EntityRef:
     """An expander phy by the enclosure it sits in (else its SAS address) and its number."""
-    names = {e.id: e.name for e in inventory.sas.enclosures}
-    where = names.get(expander.enclosure_id or "") or f"expander {expander.sas_address}"
+    where = _enclosure_name(inventory, expander.enclosure_id) or f"expander {expander.sas_address}"
     name = f"{where} expander {expander.sas_address} phy {phy.phy_identifier}"
     return EntityRef(kind=EntityKind.PHY, id=phy.id, name=name)
 

@@ -25,9 +25,11 @@ import math
 import statistics
 from collections.abc import Iterable, Sequence
 from operator import add
+from typing import Any
 
 from pydantic import BaseModel
 
+from pinchpoint.checks.gc_pause import gc_paused
 from pinchpoint.model.breakdown import (
     Breakdown,
     GroupFigures,
@@ -203,10 +205,18 @@ class _Measured:
         self.histograms: dict[str, LatencyHistogram] = {}
         self.standalone: list[GroupFigures] = []
         self.unmatched: list[str] = []
+        self._attached: dict[str, Attachment | None] = {}
+
+    def attach(self, name: str) -> Attachment | None:
+        """`EntityIndex.attach`, once per name (an entity brings several histograms)."""
+        if name in self._attached:
+            return self._attached[name]
+        found = self._attached[name] = self.index.attach(name)
+        return found
 
     def add_load(self, name: str, load: DeviceLoad) -> bool:
         """Attach one device's totals; False when the name matches nothing."""
-        found = self.index.attach(name)
+        found = self.attach(name)
         if found is None:
             self.unmatched.append(name)
             return False
@@ -216,7 +226,7 @@ class _Measured:
         return True
 
     def add_histogram(self, name: str, histogram: LatencyHistogram) -> bool:
-        found = self.index.attach(name)
+        found = self.attach(name)
         if found is None:
             self.unmatched.append(name)
             return False
@@ -265,7 +275,21 @@ def _group(
         ios += load.reads + load.writes
         waited_ms += load.read_wait_ms + load.write_wait_ms
         utils.append(100.0 * load.rate(load.busy_s))
-    figures = GroupFigures(
+    found: dict[str, Any] = {}  # the figures there are, for the one construction below
+    if measured:
+        found["queue_per_member"] = queue / len(measured)
+        found["util_pct"] = sum(utils) / len(utils)
+        found["slower_basis"] = SlowerBasis.MEANS_ONLY
+    if ios > 0:
+        found["await_ms"] = waited_ms / ios
+    together = merged(histograms[m] for m in member_ids if m in histograms)
+    if not together.empty:
+        p99 = together.percentile_s(99.0)
+        found["histogram"] = together
+        found["p99_ms"] = None if p99 is None else p99 * 1000
+        found["share_slower"] = together.share_above(slower_than_s)
+        found["slower_basis"] = SlowerBasis.HISTOGRAMS
+    return GroupFigures(
         level=level,
         id=group_id,
         name=name,
@@ -277,21 +301,8 @@ def _group(
         write_iops=write_iops,
         read_mb_s=read_mb_s,
         write_mb_s=write_mb_s,
+        **found,
     )
-    if measured:
-        figures.queue_per_member = queue / len(measured)
-        figures.util_pct = sum(utils) / len(utils)
-        figures.slower_basis = SlowerBasis.MEANS_ONLY
-    if ios > 0:
-        figures.await_ms = waited_ms / ios
-    together = merged(histograms[m] for m in member_ids if m in histograms)
-    if not together.empty:
-        figures.histogram = together
-        p99 = together.percentile_s(99.0)
-        figures.p99_ms = None if p99 is None else p99 * 1000
-        figures.share_slower = together.share_above(slower_than_s)
-        figures.slower_basis = SlowerBasis.HISTOGRAMS
-    return figures
 
 
 def _compare_with_peers(groups: list[GroupFigures]) -> None:
@@ -590,6 +601,7 @@ def _standalone_attachment(name: str) -> Attachment:
     )
 
 
+@gc_paused()
 def breakdown(
     inventory: Inventory,
     levels: Sequence[GroupLevel] = ALL_LEVELS,

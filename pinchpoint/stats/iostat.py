@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
+from datetime import datetime
 from itertools import compress, islice, pairwise
+from typing import Protocol
 
 from pinchpoint.checks.diskstats_live import DiskstatsTable
 from pinchpoint.model.stats import (
@@ -49,6 +51,7 @@ __all__ = [
     "is_partition",
     "series_figures",
     "table_interval_figures",
+    "table_series_figures",
     "whole_devices",
 ]
 
@@ -66,9 +69,18 @@ _FIGURE_DEFAULTS: dict[str, float | bool | str] = {
 }
 
 
-def interval_centiseconds(
-    before: DiskstatsSample, after: DiskstatsSample
-) -> tuple[float | None, str]:
+class Clocked(Protocol):
+    """A sample's clocks: a `DiskstatsSample` or a raw `DiskstatsTable`."""
+
+    @property
+    def uptime_s(self) -> float | None: ...
+    @property
+    def monotonic_s(self) -> float | None: ...
+    @property
+    def taken_at(self) -> datetime | None: ...
+
+
+def interval_centiseconds(before: Clocked, after: Clocked) -> tuple[float | None, str]:
     """The interval in hundredths of a second and the clock it came from, or None and why not.
 
     `/proc/uptime` of both samples when both have it (whole hundredths, as sysstat reads it),
@@ -325,14 +337,14 @@ def _appeared_and_vanished(
 def table_interval_figures(
     before: DiskstatsTable, after: DiskstatsTable, names: Iterable[str] | None = None
 ) -> IntervalFigures:
-    """What `interval_figures` gives for the same two samples, from the live sampler's tables:
-    for the devices `names` (in that order; those missing from either table left out), or for
-    every device in both (in the order of the second). Interval by the monotonic clock."""
+    """What `interval_figures` gives for the same two samples, from raw tables: for the
+    devices `names` (in that order; those missing from either table left out), or for every
+    device in both (in the order of the second). Interval by the same clocks."""
     problems = [p.line() for p in (*before.problems, *after.problems)]
     appeared, vanished = _appeared_and_vanished(before, after)
-    itv = (after.monotonic_s - before.monotonic_s) * 100
-    if itv <= 0:
-        problems.append(_not_later(itv, "monotonic clock"))
+    itv, clock = interval_centiseconds(before, after)
+    if itv is None or itv <= 0:
+        problems.append(_not_later(itv, clock) if itv is not None else f"no interval: {clock}")
         return IntervalFigures(
             interval_s=0.0, appeared=appeared, vanished=vanished, problems=problems
         )
@@ -349,6 +361,23 @@ def table_interval_figures(
         vanished=vanished,
         problems=problems,
     )
+
+
+def table_series_figures(
+    tables: Sequence[DiskstatsTable], leave_out: Container[str] = frozenset()
+) -> list[IntervalFigures]:
+    """The figures of each interval between consecutive tables of a series, as
+    `series_figures` gives them for the same samples, without the devices in `leave_out`
+    (partitions, which the caller already counts in their disk's line)."""
+    found = []
+    names: list[str] = []
+    kept: list[str] = []
+    for before, after in pairwise(tables):
+        if after.names != names:  # a series usually lists the same devices throughout
+            names = after.names
+            kept = [name for name in names if name not in leave_out]
+        found.append(table_interval_figures(before, after, kept))
+    return found
 
 
 def _column_deltas(
@@ -381,8 +410,8 @@ def busiest_devices(
     taken, a reset counting as no activity); only those five counters are looked at, so a
     device where another counter went back ranks by its activity and its figures say `reset`.
     """
-    itv = (after.monotonic_s - before.monotonic_s) * 100
-    if itv <= 0:
+    itv, _clock = interval_centiseconds(before, after)
+    if itv is None or itv <= 0:
         return []
     if before.names == after.names:
         positions: Sequence[int] = range(len(after.names))

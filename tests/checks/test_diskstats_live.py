@@ -200,6 +200,7 @@ def test_zero_or_negative_interval_gives_no_rates(later: float) -> None:
         (UBUNTU_20.encode() + b"8 0 sdq" + b" 1" * 16 + b" 18446744073709551616\n", 1, "64 bits"),
         (UBUNTU_20.encode() + b"8 0 sd\x01q" + b" 1" * 17 + b"\n", 1, "unprintable"),
         (UBUNTU_20.encode().replace(b" sr0 ", b" sda "), 1, "listed twice"),
+        (UBUNTU_20.encode() + UBUNTU_20.encode()[: UBUNTU_20.index("\n") + 1], 1, "listed twice"),
         (UBUNTU_20.encode().replace(b" sr0 ", b" sr0 -"), 1, "non-negative whole"),
         (UBUNTU_20.encode().replace(b"\n", b"\r\n"), 0, None),  # CRLF: only blank lines between
     ],

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import math
+import posixpath
+import re
 import statistics
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 
 from pinchpoint.model.breakdown import GroupFigures, GroupLevel
 from pinchpoint.model.findings import EntityKind, EntityRef, Evidence, Fact, Severity
 from pinchpoint.model.inventory import Inventory
+from pinchpoint.model.sas import Disk
 from pinchpoint.model.stats import DeviceFigures, EntityStats, Metric, StatPoint, StatsEntityKind
+from pinchpoint.model.zfs import VdevRole
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
+from pinchpoint.rules.entities import disk_ref
+from pinchpoint.stats.attach import EntityIndex, wwid_key
 
 MAD_SCALE = 1.4826  # MAD × this estimates the standard deviation of normal noise
 
@@ -327,18 +333,20 @@ DISK_OUTLIER = Rule(
 )
 
 
-# -- latency.threshold ----------------------------------------------------------------------
+# -- what the absolute limits judge ----------------------------------------------------------
 
 
 @dataclass
-class MeanLatency:
-    """Mean read and write latency of one entity over the measured time, weighted by I/Os."""
+class DeviceLatency:
+    """Reads and writes of one device over the measured time: counts, waits summed over the
+    I/Os (mean wait × I/Os) and kB, so means weight every I/O alike."""
 
-    ref: EntityRef
     reads: float = 0.0
     writes: float = 0.0
     read_wait_ms: float = 0.0
     write_wait_ms: float = 0.0
+    read_kb: float = 0.0
+    write_kb: float = 0.0
     seconds: float = 0.0
 
     def add(
@@ -355,28 +363,176 @@ class MeanLatency:
             self.writes += writes
             self.write_wait_ms += max(0.0, w_ms) * writes
 
+    def totals(self, direction: str) -> tuple[float, float, float]:
+        """(I/Os, their summed wait in ms, their kB) of "read" or "write"."""
+        if direction == "read":
+            return self.reads, self.read_wait_ms, self.read_kb
+        return self.writes, self.write_wait_ms, self.write_kb
+
     def mean(self, direction: str) -> tuple[float, float] | None:
         """(mean latency ms, IOPS) of reads or writes; None when none were measured."""
-        count, wait = (
-            (self.reads, self.read_wait_ms)
-            if direction == "read"
-            else (self.writes, self.write_wait_ms)
-        )
+        count, wait, _ = self.totals(direction)
         if count <= 0 or self.seconds <= 0:
             return None
         return wait / count, count / self.seconds
+
+
+@dataclass
+class MeanLatency(DeviceLatency):
+    """A LUN's or volume's reads and writes, with the name findings give it."""
+
+    ref: EntityRef = field(kw_only=True)
 
 
 def _finite(*values: float) -> bool:
     return all(math.isfinite(v) for v in values)
 
 
+def _usable(seconds: float) -> bool:
+    return math.isfinite(seconds) and seconds > 0
+
+
+def disk_latencies(context: RuleContext, disks: Sequence[Disk]) -> dict[str, DeviceLatency]:
+    """Each disk's reads and writes over the measured intervals, by disk id: the figures of
+    the kernel devices of all its paths summed (I/O sent down either path is the disk's);
+    a direction whose figures are not numbers is left out of that interval.
+
+    Sums in plain lists and builds one `DeviceLatency` per disk at the end: on a 1,920-path
+    host a method call per path and interval cost more than the arithmetic."""
+    owner = {p.block_device: d.id for d in disks for p in d.paths if p.block_device}
+    sums: dict[str, list[float]] = {}  # seconds, reads, writes, waits, kB
+    isfinite = math.isfinite
+    for interval in context.intervals if owner else ():
+        seconds = interval.interval_s
+        if not _usable(seconds):
+            continue
+        counted: set[str] = set()
+        for f in interval.devices:
+            disk_id = owner.get(f.device)
+            if disk_id is None or f.reset:
+                continue
+            mine = sums.get(disk_id)
+            if mine is None:
+                mine = sums[disk_id] = [0.0] * 7
+            if disk_id not in counted:
+                mine[0] += seconds
+                counted.add(disk_id)
+            # `x > 0` is False for NaN and for a negative figure (counted as none)
+            r_s, r_await, rkb_s = f.r_s, f.r_await, f.rkb_s
+            if r_s > 0 and isfinite(r_s) and isfinite(r_await):
+                reads = r_s * seconds
+                mine[1] += reads
+                if r_await > 0:
+                    mine[3] += r_await * reads
+                if rkb_s > 0 and isfinite(rkb_s):
+                    mine[5] += rkb_s * seconds
+            w_s, w_await, wkb_s = f.w_s, f.w_await, f.wkb_s
+            if w_s > 0 and isfinite(w_s) and isfinite(w_await):
+                writes = w_s * seconds
+                mine[2] += writes
+                if w_await > 0:
+                    mine[4] += w_await * writes
+                if wkb_s > 0 and isfinite(wkb_s):
+                    mine[6] += wkb_s * seconds
+    return {
+        disk_id: DeviceLatency(
+            reads=reads,
+            writes=writes,
+            read_wait_ms=read_wait,
+            write_wait_ms=write_wait,
+            read_kb=read_kb,
+            write_kb=write_kb,
+            seconds=seconds,
+        )
+        for disk_id, (seconds, reads, writes, read_wait, write_wait, read_kb, write_kb) in (
+            sums.items()
+        )
+    }
+
+
+_PARTITION = re.compile(r"^(?P<disk>(?:sd|vd|xvd|hd)[a-z]+)\d+$")
+_BY_ID_PARTITION = re.compile(r"-part\d+$")
+
+
+class DiskNames:
+    """The names statistics and `zpool status` use for the SAS disks — kernel names of their
+    paths and partitions, ZFS leaf paths — to disk ids: the few look-ups these rules need,
+    without building the statistics' full `EntityIndex` (a 1,920-path host pays for that)."""
+
+    def __init__(self, inventory: Inventory) -> None:
+        self.by_kernel = {
+            p.block_device: d.id for d in inventory.sas.disks for p in d.paths if p.block_device
+        }
+        self.by_wwid = {wwid_key(d.wwid): d.id for d in inventory.sas.disks if d.wwid}
+        self.leaves: dict[str, str] = {}  # a ZFS leaf's path or name -> its kernel name
+        for pool in inventory.zfs.pools:
+            for leaf in pool.leaves():
+                if leaf.block_device:
+                    self.leaves[leaf.name] = leaf.block_device
+                    if leaf.device_path:
+                        self.leaves[leaf.device_path] = leaf.block_device
+
+    def disk_id(self, name: str) -> str | None:
+        """The disk a kernel name (`sdb`, `sdb1`, `/dev/sdb1`), a ZFS leaf name or a by-id
+        name carrying its WWN (`wwn-0x5000cca2…`, with or without `-part1`) is about."""
+        kernel = self.leaves.get(name) or posixpath.basename(name)
+        found = self.by_kernel.get(kernel)
+        if found is None:
+            partition = _PARTITION.match(kernel)
+            if partition is not None:
+                found = self.by_kernel.get(partition["disk"])
+        if found is None:
+            found = self.by_wwid.get(wwid_key(_BY_ID_PARTITION.sub("", kernel)))
+        return found
+
+
+# The sections of a pool whose devices ZFS writes at transaction group syncs (a spare in use
+# is listed under its data vdev; an available one gets no I/O; log devices take sync writes).
+WRITE_BACK_ROLES = frozenset({VdevRole.DATA, VdevRole.SPECIAL, VdevRole.DEDUP, VdevRole.CACHE})
+
+
+def write_back_entities(inventory: Inventory) -> frozenset[str]:
+    """The disks and LUNs (by entity id) whose writes are a ZFS pool's write-back: the leaves
+    of its data, special and dedup vdevs and its cache devices. ZFS gathers writes in memory
+    and issues them in bursts at each transaction group sync, filling each disk's queue on
+    purpose; no application waits for them (a synchronous write waits for the intent log,
+    which is why the leaves of a log vdev are not in the set, nor idle spares). SAS disks are
+    found by name; anything else (a LUN) through the statistics' index."""
+    if not inventory.zfs.pools:
+        return frozenset()
+    names = DiskNames(inventory)
+    index: EntityIndex | None = None
+    found: set[str] = set()
+    for pool in inventory.zfs.pools:
+        for vdev in pool.vdevs:
+            if vdev.role not in WRITE_BACK_ROLES:
+                continue
+            for leaf in vdev.leaves():
+                name = leaf.device_path or leaf.block_device or leaf.name
+                disk_id = names.disk_id(leaf.block_device or name)
+                if disk_id is not None:
+                    found.add(disk_id)
+                    continue
+                index = index or EntityIndex(inventory)
+                attached = index.attach(name)
+                if attached is not None:
+                    found.add(attached.entity_id)
+    return frozenset(found)
+
+
+def judged_directions(entity_id: str, write_back: frozenset[str]) -> tuple[str, ...]:
+    """Reads and writes, or only reads where the writes are a ZFS pool's write-back."""
+    return ("read",) if entity_id in write_back else ("read", "write")
+
+
 def judged_devices(inventory: Inventory) -> dict[str, EntityRef]:
-    """The kernel devices whose latency an application sees, by kernel name: SAN LUNs by their
-    multipath map, else by the LUN's own device. Disks inside JBODs are judged among peers."""
+    """The SAN LUNs by kernel name: each by its multipath map, else by the LUN's own device.
+    A map over a SAS disk of the fabric is left out: that disk is judged as a disk, through
+    its paths."""
     devices: dict[str, EntityRef] = {}
+    sas_wwids = {wwid_key(d.wwid) for d in inventory.sas.disks if d.wwid}
     for mpath in inventory.multipath.maps:
-        if mpath.dm_device:
+        if mpath.dm_device and wwid_key(mpath.wwid) not in sas_wwids:
             name = f"{mpath.name or mpath.wwid} ({mpath.dm_device})"
             devices[mpath.dm_device] = EntityRef(kind=EntityKind.LUN, id=mpath.id, name=name)
     mapped = {p.device for m in inventory.multipath.maps for p in m.paths if p.device}
@@ -405,16 +561,16 @@ def volume_latencies(context: RuleContext) -> list[MeanLatency]:
     devices = judged_devices(context.inventory)
     for interval in context.intervals if devices else ():
         seconds = interval.interval_s
-        if not (math.isfinite(seconds) and seconds > 0):
+        if not _usable(seconds):
             continue
         for figures in interval.devices:
             ref = devices.get(figures.device)
             if ref is None or figures.reset:
                 continue
             values = (figures.r_s, figures.w_s, figures.r_await, figures.w_await)
-            found.setdefault(ref.id, MeanLatency(ref)).add(seconds, *values)
+            found.setdefault(ref.id, MeanLatency(ref=ref)).add(seconds, *values)
     for ref, entity in judged_volumes(context):
-        mean = found.setdefault(ref.id, MeanLatency(ref))
+        mean = found.setdefault(ref.id, MeanLatency(ref=ref))
         for point in entity.points:
             v = point.values
             seconds = point.interval_s or 1.0
@@ -424,54 +580,189 @@ def volume_latencies(context: RuleContext) -> list[MeanLatency]:
                 v.get(Metric.READ_LATENCY_MS, 0.0),
                 v.get(Metric.WRITE_LATENCY_MS, 0.0),
             )
-            if math.isfinite(seconds) and seconds > 0:
+            if _usable(seconds):
                 mean.add(seconds, *values)
     return list(found.values())
 
 
-def latency_above_limits(context: RuleContext, limits: Limits) -> Iterator[Hit]:
-    """LUNs and volumes whose mean read or write latency is above the warning or critical line."""
-    for mean in volume_latencies(context):
-        ref = mean.ref
-        evidence = []
-        worst: Severity | None = None
-        worst_text = ""
-        for direction in ("read", "write"):
-            measured = mean.mean(direction)
-            if measured is None:
-                continue
-            latency, iops = measured
-            if iops < limits.number("min_iops", ref.id):
-                continue
-            warning = limits.number(f"{direction}_warning_ms", ref.id)
-            critical = limits.number(f"{direction}_critical_ms", ref.id)
-            if latency <= warning:
-                continue
-            severity = Severity.CRITICAL if latency > critical else Severity.WARNING
-            line = critical if severity is Severity.CRITICAL else warning
-            if worst is None or severity.rank > worst.rank:
-                worst = severity
-                worst_text = f"{direction}s average {latency:.1f} ms (limit {line:g} ms)"
-            evidence.append(
-                Evidence(
-                    rule="latency.threshold",
-                    summary=(
-                        f"{ref.name}: {direction}s took {latency:.1f} ms on average at "
-                        f"{iops:.1f} IOPS over {mean.seconds:.0f} s; warning above {warning:g} "
-                        f"ms, critical above {critical:g} ms"
+@dataclass(frozen=True)
+class DiskGroup:
+    """Disks reported together: an enclosure's (named by it), or one disk outside any."""
+
+    ref: EntityRef
+    disks: list[Disk]
+
+
+def disk_groups(inventory: Inventory, disk_ids: Iterable[str]) -> list[DiskGroup]:
+    """The disks of `disk_ids` by enclosure, in the inventory's order."""
+    wanted = set(disk_ids)
+    enclosures = {e.id: e for e in inventory.sas.enclosures}
+    groups: dict[str, DiskGroup] = {}
+    for disk in inventory.sas.disks:
+        if disk.id not in wanted:
+            continue
+        enclosure = enclosures.get(disk.enclosure_id or "")
+        if enclosure is not None:
+            key = enclosure.id
+            ref = EntityRef(kind=EntityKind.ENCLOSURE, id=enclosure.id, name=enclosure.name)
+        else:
+            key, ref = disk.id, disk_ref(disk, inventory)
+        groups.setdefault(key, DiskGroup(ref, [])).disks.append(disk)
+    return list(groups.values())
+
+
+# -- latency.threshold ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One direction of one entity above its warning line."""
+
+    direction: str
+    latency_ms: float
+    iops: float
+    severity: Severity
+    warning_ms: float
+    critical_ms: float
+
+    @property
+    def line_ms(self) -> float:
+        return self.critical_ms if self.severity is Severity.CRITICAL else self.warning_ms
+
+
+def verdicts(
+    mean: DeviceLatency, limits: Limits, limits_id: str, directions: Sequence[str]
+) -> list[Verdict]:
+    """The directions of `mean` whose average latency is above the warning line."""
+    found = []
+    for direction in directions:
+        measured = mean.mean(direction)
+        if measured is None:
+            continue
+        latency, iops = measured
+        if iops < limits.number("min_iops", limits_id):
+            continue
+        warning = limits.number(f"{direction}_warning_ms", limits_id)
+        critical = limits.number(f"{direction}_critical_ms", limits_id)
+        if latency <= warning:
+            continue
+        severity = Severity.CRITICAL if latency > critical else Severity.WARNING
+        found.append(Verdict(direction, latency, iops, severity, warning, critical))
+    return found
+
+
+def _worst(found: Sequence[Verdict]) -> Verdict:
+    return max(found, key=lambda v: (v.severity.rank, v.latency_ms))
+
+
+def _volume_hit(mean: MeanLatency, found: Sequence[Verdict]) -> Hit:
+    """A LUN's or volume's reads and writes above the limits."""
+    ref = mean.ref
+    evidence = [
+        Evidence(
+            rule="latency.threshold",
+            summary=(
+                f"{ref.name}: {v.direction}s took {v.latency_ms:.1f} ms on average at "
+                f"{v.iops:.1f} IOPS over {mean.seconds:.0f} s; warning above "
+                f"{v.warning_ms:g} ms, critical above {v.critical_ms:g} ms"
+            ),
+            facts=[
+                Fact(name=f"mean {v.direction} latency", value=round(v.latency_ms, 2), unit="ms"),
+                Fact(name=f"{v.direction} IOPS", value=round(v.iops, 2)),
+                Fact(name="warning above", value=v.warning_ms, unit="ms"),
+                Fact(name="critical above", value=v.critical_ms, unit="ms"),
+            ],
+        )
+        for v in found
+    ]
+    worst = _worst(found)
+    title = (
+        f"{ref.name}: {worst.direction}s average {worst.latency_ms:.1f} ms "
+        f"(limit {worst.line_ms:g} ms)"
+    )
+    return Hit(entity=ref, title=title, evidence=evidence, severity=worst.severity)
+
+
+def _disks_hit(
+    group: DiskGroup,
+    measured: int,
+    found: dict[str, list[tuple[Disk, Verdict]]],
+    write_back: bool,
+    inventory: Inventory,
+) -> Hit:
+    """An enclosure's disks (or one disk) whose reads or writes are above the limits."""
+    ref = group.ref
+    evidence = []
+    everything: list[Verdict] = []
+    for direction, hits in found.items():
+        ios = sum(v.iops for _, v in hits)
+        latency = sum(v.latency_ms * v.iops for _, v in hits) / ios if ios > 0 else 0.0
+        disk, slowest = max(hits, key=lambda h: h[1].latency_ms)
+        worst = _worst([v for _, v in hits])
+        everything.append(worst)
+        slowest_ref = disk_ref(disk, inventory)
+        note = (
+            "; its writes are the ZFS pool's write-back, not judged"
+            if write_back and direction == "read"
+            else ""
+        )
+        evidence.append(
+            Evidence(
+                rule="latency.threshold",
+                summary=(
+                    f"{ref.name}: {direction}s of {len(hits)} of {measured} measured disks "
+                    f"took {latency:.1f} ms on average at {ios / len(hits):.1f} IOPS per disk "
+                    f"(slowest {slowest_ref.name}: {slowest.latency_ms:.1f} ms); warning above "
+                    f"{worst.warning_ms:g} ms, critical above {worst.critical_ms:g} ms{note}"
+                ),
+                facts=[
+                    Fact(name=f"mean {direction} latency", value=round(latency, 2), unit="ms"),
+                    Fact(name=f"{direction} IOPS per disk", value=round(ios / len(hits), 2)),
+                    Fact(name="disks above the limit", value=len(hits)),
+                    Fact(name="disks measured", value=measured),
+                    Fact(
+                        name=f"slowest disk's mean {direction} latency",
+                        value=round(slowest.latency_ms, 2),
+                        unit="ms",
+                        entity=slowest_ref,
                     ),
-                    facts=[
-                        Fact(name=f"mean {direction} latency", value=round(latency, 2), unit="ms"),
-                        Fact(name=f"{direction} IOPS", value=round(iops, 2)),
-                        Fact(name="warning above", value=warning, unit="ms"),
-                        Fact(name="critical above", value=critical, unit="ms"),
-                    ],
-                )
+                    Fact(name="warning above", value=worst.warning_ms, unit="ms"),
+                    Fact(name="critical above", value=worst.critical_ms, unit="ms"),
+                ],
+                peers=[disk_ref(d, inventory) for d, _ in hits][:24],
             )
-        if evidence and worst is not None:
-            yield Hit(
-                entity=ref, title=f"{ref.name}: {worst_text}", evidence=evidence, severity=worst
-            )
+        )
+    worst = _worst(everything)
+    hits = found[worst.direction]
+    ios = sum(v.iops for _, v in hits)
+    latency = sum(v.latency_ms * v.iops for _, v in hits) / ios if ios > 0 else 0.0
+    title = (
+        f"{ref.name}: {worst.direction}s of {len(hits)} disks average {latency:.1f} ms "
+        f"(limit {worst.line_ms:g} ms)"
+    )
+    return Hit(entity=ref, title=title, evidence=evidence, severity=worst.severity)
+
+
+def latency_above_limits(context: RuleContext, limits: Limits) -> Iterator[Hit]:
+    """LUNs, volumes and disks whose mean read or write latency is above the warning or
+    critical line (a pool's write-back writes are not judged); disks reported by enclosure."""
+    inventory = context.inventory
+    write_back = write_back_entities(inventory)
+    for mean in volume_latencies(context):
+        directions = judged_directions(mean.ref.id, write_back)
+        found = verdicts(mean, limits, mean.ref.id, directions)
+        if found:
+            yield _volume_hit(mean, found)
+    loads = disk_latencies(context, inventory.sas.disks)
+    for group in disk_groups(inventory, loads):
+        by_direction: dict[str, list[tuple[Disk, Verdict]]] = {}
+        for disk in group.disks:
+            directions = judged_directions(disk.id, write_back)
+            for verdict in verdicts(loads[disk.id], limits, group.ref.id, directions):
+                by_direction.setdefault(verdict.direction, []).append((disk, verdict))
+        if by_direction:
+            pool_disks = all(d.id in write_back for d in group.disks)
+            yield _disks_hit(group, len(group.disks), by_direction, pool_disks, inventory)
 
 
 LATENCY_THRESHOLD = Rule(
@@ -480,11 +771,12 @@ LATENCY_THRESHOLD = Rule(
     category="latency",
     severity=Severity.WARNING,
     needs=(Input.LATENCY_SERIES,),
-    uses=(Input.DISK_STATS, Input.MULTIPATH, Input.FC),
+    uses=(Input.DISK_STATS, Input.MULTIPATH, Input.FC, Input.SAS, Input.ZFS),
     remediation=(
-        "Find where the time goes: compare the LUN's or volume's wait with its busy time and "
-        "queue (a slow but idle LUN points at the path: see `san.oversubscribed`), check the "
-        "HBA queue depth and partition alignment, and spread hot files over more volumes."
+        "Find where the time goes: compare the device's wait with its busy time and queue (a "
+        "slow but idle LUN points at the path: see `san.oversubscribed`; a disk holding many "
+        "I/Os at once: see `queue.hdd.too_deep`), check the HBA queue depth and partition "
+        "alignment, and spread hot files over more volumes."
     ),
     check=latency_above_limits,
     doc=(
@@ -492,12 +784,21 @@ LATENCY_THRESHOLD = Rule(
         "warning, above 25 ms critical. Field case 2 expects data files at 5–10 ms and log "
         "files at 0–2 ms: set lower limits for a log volume per entity in `pinchpoint.toml` "
         '(`[[rules."latency.threshold".override]]`, `entity = "volume:LogicalDisk(L:)"`). '
-        "The rule judges what an application sees: SAN LUNs (their multipath map) from "
-        "diskstats, and imported volumes such as PerfMon logical disks, which stand alone "
-        "without an inventory. Disks inside JBODs are judged against their peers instead "
-        "(`latency.group.outlier`, `latency.disk.outlier`): a pool's disks under a "
-        "streaming write queue by design. Idle volumes (below `min_iops`) are not judged. "
-        "Without diskstats samples or an imported latency series the rule is skipped."
+        "The rule judges every device with a latency series: SAN LUNs (their multipath map) "
+        "and SAS disks (their paths summed) from diskstats, and imported volumes such as "
+        "PerfMon logical disks, which stand alone without an inventory. Disks are reported "
+        "by enclosure — one finding per JBOD naming how many of its disks are above the "
+        "line and the slowest — so the finding joins a cause found on that JBOD (a missing "
+        "path, a queue too deep); a disk outside any enclosure is reported alone, and an "
+        "override for a JBOD's disks names the enclosure.\n\n"
+        "The writes of a ZFS pool's data, special, dedup and cache devices are its "
+        "write-back: gathered in memory and issued in bursts at each transaction group sync "
+        "with the disks' queues filled on purpose, so their time on the disk is not what an "
+        "application waits for (a synchronous write waits for the intent log; log devices "
+        "are judged in full). Those devices are judged on their reads; their writes are "
+        "compared among peers instead (`latency.group.outlier`, `latency.disk.outlier`). "
+        "Idle devices (below `min_iops`) are not judged. Without diskstats samples or an "
+        "imported latency series the rule is skipped."
     ),
     thresholds={
         "read_warning_ms": Threshold(15.0, "Mean read latency above which to warn.", "ms"),
@@ -516,7 +817,8 @@ LATENCY_THRESHOLD = Rule(
 
 @dataclass(frozen=True)
 class QueueSample:
-    """One interval of one LUN or volume: its load, mean time per I/O, I/O size and queue."""
+    """One interval of one LUN, volume or disk: its load, mean time per I/O, I/O size and
+    queue."""
 
     seconds: float
     iops: float
@@ -536,6 +838,27 @@ def _device_sample(seconds: float, figures: DeviceFigures) -> QueueSample | None
     return QueueSample(seconds, iops, latency, size, figures.aqu_sz)
 
 
+def _disk_sample(
+    seconds: float, paths: Sequence[DeviceFigures], reads_only: bool
+) -> QueueSample | None:
+    """An interval of a disk: its paths' figures summed (the queue is the disk's whole
+    queue); with `reads_only`, the load, latency and size of its reads alone."""
+    r_s = w_s = read_ms = write_ms = rkb = wkb = queue = 0.0
+    for f in paths:
+        values = (f.r_s, f.w_s, f.r_await, f.w_await, f.rkb_s, f.wkb_s, f.aqu_sz)
+        if f.reset or not _finite(*values):
+            return None
+        r_s, w_s = r_s + f.r_s, w_s + f.w_s
+        read_ms, write_ms = read_ms + f.r_s * f.r_await, write_ms + f.w_s * f.w_await
+        rkb, wkb, queue = rkb + f.rkb_s, wkb + f.wkb_s, queue + f.aqu_sz
+    if reads_only:
+        w_s = write_ms = wkb = 0.0
+    iops = r_s + w_s
+    if iops <= 0:
+        return None
+    return QueueSample(seconds, iops, (read_ms + write_ms) / iops, (rkb + wkb) / iops, queue)
+
+
 def _volume_sample(point: StatPoint) -> QueueSample | None:
     """An interval of an imported volume (PerfMon); None without load, latency or queue."""
     v = {m: x for m, x in point.values.items() if math.isfinite(x)}
@@ -543,7 +866,7 @@ def _volume_sample(point: StatPoint) -> QueueSample | None:
     reads, writes = max(0.0, v.get(Metric.READ_IOPS, 0.0)), max(0.0, v.get(Metric.WRITE_IOPS, 0.0))
     iops = reads + writes
     queue = v.get(Metric.QUEUE, v.get(Metric.CURRENT_QUEUE))
-    if iops <= 0 or queue is None or not (math.isfinite(seconds) and seconds > 0):
+    if iops <= 0 or queue is None or not _usable(seconds):
         return None
     if Metric.READ_LATENCY_MS in v or Metric.WRITE_LATENCY_MS in v:
         waited = reads * v.get(Metric.READ_LATENCY_MS, 0.0)
@@ -561,18 +884,26 @@ def _volume_sample(point: StatPoint) -> QueueSample | None:
     return QueueSample(seconds, iops, max(0.0, latency), size, max(0.0, queue))
 
 
-def queue_samples(context: RuleContext) -> dict[str, tuple[EntityRef, list[QueueSample]]]:
-    """Every measured interval of the LUNs and volumes `latency.threshold` judges."""
+def queue_samples(
+    context: RuleContext, write_back: frozenset[str] = frozenset()
+) -> dict[str, tuple[EntityRef, list[QueueSample]]]:
+    """Every measured interval of the LUNs and volumes `latency.threshold` judges (a LUN
+    holding a ZFS pool's write-back: its reads alone)."""
     found: dict[str, tuple[EntityRef, list[QueueSample]]] = {}
     devices = judged_devices(context.inventory)
     for interval in context.intervals if devices else ():
         seconds = interval.interval_s
-        if not (math.isfinite(seconds) and seconds > 0):
+        if not _usable(seconds):
             continue
         for figures in interval.devices:
             ref = devices.get(figures.device)
-            sample = None if ref is None else _device_sample(seconds, figures)
-            if ref is not None and sample is not None:
+            if ref is None:
+                continue
+            if ref.id in write_back:
+                sample = _disk_sample(seconds, [figures], reads_only=True)
+            else:
+                sample = _device_sample(seconds, figures)
+            if sample is not None:
                 found.setdefault(ref.id, (ref, []))[1].append(sample)
     for ref, entity in judged_volumes(context):
         samples = [s for p in entity.points if (s := _volume_sample(p)) is not None]
@@ -581,86 +912,264 @@ def queue_samples(context: RuleContext) -> dict[str, tuple[EntityRef, list[Queue
     return found
 
 
+def disk_queue_samples(
+    context: RuleContext, write_back: frozenset[str]
+) -> dict[str, list[QueueSample]]:
+    """Every measured interval of each SAS disk, by disk id: its paths' figures summed (the
+    queue is the disk's whole queue); a disk holding a pool's write-back, its reads alone.
+    An interval with a figure that is not a number is left out for that disk.
+
+    Sums in plain lists, as `disk_latencies` does (a 1,920-path host)."""
+    owner = {
+        p.block_device: d.id for d in context.inventory.sas.disks for p in d.paths if p.block_device
+    }
+    found: dict[str, list[QueueSample]] = {}
+    isfinite = math.isfinite
+    for interval in context.intervals if owner else ():
+        seconds = interval.interval_s
+        if not _usable(seconds):
+            continue
+        sums: dict[str, list[float]] = {}  # r/s, w/s, r and w ms × I/Os, r and w kB/s, queue
+        broken: set[str] = set()
+        for f in interval.devices:
+            disk_id = owner.get(f.device)
+            if disk_id is None:
+                continue
+            values = (f.r_s, f.w_s, f.r_await, f.w_await, f.rkb_s, f.wkb_s, f.aqu_sz)
+            if f.reset or not all(map(isfinite, values)):
+                broken.add(disk_id)
+                continue
+            mine = sums.get(disk_id)
+            if mine is None:
+                mine = sums[disk_id] = [0.0] * 7
+            mine[0] += f.r_s
+            mine[1] += f.w_s
+            mine[2] += f.r_s * f.r_await
+            mine[3] += f.w_s * f.w_await
+            mine[4] += f.rkb_s
+            mine[5] += f.wkb_s
+            mine[6] += f.aqu_sz
+        for disk_id, (r_s, w_s, read_ms, write_ms, rkb, wkb, queue) in sums.items():
+            if disk_id in broken:
+                continue
+            if disk_id in write_back:
+                w_s = write_ms = wkb = 0.0
+            iops = r_s + w_s
+            if iops > 0:
+                sample = QueueSample(
+                    seconds, iops, (read_ms + write_ms) / iops, (rkb + wkb) / iops, queue
+                )
+                found.setdefault(disk_id, []).append(sample)
+    return found
+
+
+@dataclass(frozen=True)
+class Overwhelmed:
+    """The intervals in which one device held a queue while each I/O took too long."""
+
+    busy: int  # intervals with load
+    hit: int  # of them, overwhelmed
+    measured_s: float
+    hit_s: float
+    queue: float
+    latency_ms: float
+    io_kb: float | None
+    iops: float
+    severity: Severity
+    warning_ms: float
+    critical_ms: float
+    large_kb: float
+
+    @property
+    def small(self) -> bool:
+        return self.io_kb is not None and self.io_kb <= self.large_kb
+
+
+def overwhelmed(
+    samples: Sequence[QueueSample], limits: Limits, limits_id: str
+) -> Overwhelmed | None:
+    """How a device's intervals judge against PAL's "disk overwhelmed"; None when it was not
+    overwhelmed for at least `min_time_share` of its measured time."""
+    busy = [s for s in samples if s.iops >= limits.number("min_iops", limits_id)]
+    if not busy:
+        return None
+    warning = limits.number("warning_ms", limits_id)
+    min_queue = limits.number("min_queue", limits_id)
+    hit = [s for s in busy if s.queue >= min_queue and s.latency_ms > warning]
+    measured_s = sum(s.seconds for s in busy)
+    hit_s = sum(s.seconds for s in hit)
+    if not hit or hit_s < limits.number("min_time_share", limits_id) * measured_s:
+        return None
+    ios = sum(s.iops * s.seconds for s in hit)
+    latency = sum(s.latency_ms * s.iops * s.seconds for s in hit) / ios
+    queue = sum(s.queue * s.seconds for s in hit) / hit_s
+    sized = [s for s in hit if s.io_kb is not None]
+    size = (
+        sum((s.io_kb or 0.0) * s.iops * s.seconds for s in sized)
+        / sum(s.iops * s.seconds for s in sized)
+        if sized
+        else None
+    )
+    large_kb = limits.number("large_io_kb", limits_id)
+    small = size is not None and size <= large_kb
+    critical = limits.number("critical_small_io_ms" if small else "critical_large_io_ms", limits_id)
+    severity = Severity.CRITICAL if latency > critical else Severity.WARNING
+    return Overwhelmed(
+        len(busy),
+        len(hit),
+        measured_s,
+        hit_s,
+        queue,
+        latency,
+        size,
+        ios / hit_s,
+        severity,
+        warning,
+        critical,
+        large_kb,
+    )
+
+
+def _overwhelmed_facts(o: Overwhelmed) -> list[Fact]:
+    return [
+        Fact(name="mean queue", value=round(o.queue, 2), unit="I/Os"),
+        Fact(name="mean latency", value=round(o.latency_ms, 2), unit="ms"),
+        Fact(name="mean I/O size", value=None if o.io_kb is None else round(o.io_kb, 1), unit="KB"),
+        Fact(name="IOPS", value=round(o.iops, 1)),
+        Fact(name="overwhelmed time", value=round(o.hit_s, 1), unit="s"),
+        Fact(name="measured time", value=round(o.measured_s, 1), unit="s"),
+        Fact(name="warning above", value=o.warning_ms, unit="ms"),
+        Fact(name="critical above", value=o.critical_ms, unit="ms"),
+    ]
+
+
+def _limit_words(o: Overwhelmed) -> str:
+    return (
+        f"PAL: warning above {o.warning_ms:g} ms, critical above {o.critical_ms:g} ms "
+        f"for I/Os {'up to' if o.small else 'above'} {o.large_kb:g} KB"
+    )
+
+
+def _line(o: Overwhelmed) -> float:
+    return o.critical_ms if o.severity is Severity.CRITICAL else o.warning_ms
+
+
 def overwhelmed_disks(context: RuleContext, limits: Limits) -> Iterator[Hit]:
-    """LUNs and volumes that held a queue of one I/O or more while each I/O took longer than
-    PAL's limits, for most of the measured time."""
-    for ref, samples in queue_samples(context).values():
-        busy = [s for s in samples if s.iops >= limits.number("min_iops", ref.id)]
-        if not busy:
+    """LUNs, volumes and disks that held a queue of one I/O or more while each I/O took
+    longer than PAL's limits, for most of the measured time; disks reported by enclosure."""
+    inventory = context.inventory
+    write_back = write_back_entities(inventory)
+    min_queue = limits.number("min_queue")
+    for ref, samples in queue_samples(context, write_back).values():
+        o = overwhelmed(samples, limits, ref.id)
+        if o is None:
             continue
-        warning = limits.number("warning_ms", ref.id)
-        min_queue = limits.number("min_queue", ref.id)
-        hit = [s for s in busy if s.queue >= min_queue and s.latency_ms > warning]
-        measured_s = sum(s.seconds for s in busy)
-        hit_s = sum(s.seconds for s in hit)
-        if not hit or hit_s < limits.number("min_time_share", ref.id) * measured_s:
-            continue
-        ios = sum(s.iops * s.seconds for s in hit)
-        latency = sum(s.latency_ms * s.iops * s.seconds for s in hit) / ios
-        queue = sum(s.queue * s.seconds for s in hit) / hit_s
-        sized = [s for s in hit if s.io_kb is not None]
-        size = (
-            sum((s.io_kb or 0.0) * s.iops * s.seconds for s in sized)
-            / sum(s.iops * s.seconds for s in sized)
-            if sized
-            else None
-        )
-        large_kb = limits.number("large_io_kb", ref.id)
-        small = size is not None and size <= large_kb
-        critical = limits.number(
-            "critical_small_io_ms" if small else "critical_large_io_ms", ref.id
-        )
-        severity = Severity.CRITICAL if latency > critical else Severity.WARNING
         size_text = (
-            f"{size:.0f} KB per I/O" if size is not None else "I/O size unknown (the larger limit)"
+            f"{o.io_kb:.0f} KB per I/O"
+            if o.io_kb is not None
+            else "I/O size unknown (the larger limit)"
         )
         yield Hit(
             entity=ref,
             title=(
-                f"{ref.name}: queue {queue:.1f} with {latency:.1f} ms per I/O "
-                f"(limit {critical if severity is Severity.CRITICAL else warning:g} ms)"
+                f"{ref.name}: queue {o.queue:.1f} with {o.latency_ms:.1f} ms per I/O "
+                f"(limit {_line(o):g} ms)"
             ),
             evidence=[
                 Evidence(
                     rule="latency.disk.overwhelmed",
                     summary=(
-                        f"{ref.name}: in {len(hit)} of {len(busy)} measured intervals "
-                        f"({hit_s:.0f} of {measured_s:.0f} s) it held {queue:.1f} I/Os on average "
-                        f"(≥ {min_queue:g}) while each took {latency:.1f} ms at {size_text}; "
-                        f"PAL: warning above {warning:g} ms, critical above {critical:g} ms "
-                        f"for I/Os {'up to' if small else 'above'} {large_kb:g} KB"
+                        f"{ref.name}: in {o.hit} of {o.busy} measured intervals "
+                        f"({o.hit_s:.0f} of {o.measured_s:.0f} s) it held {o.queue:.1f} I/Os on "
+                        f"average (≥ {min_queue:g}) while each took {o.latency_ms:.1f} ms at "
+                        f"{size_text}; {_limit_words(o)}"
                     ),
-                    facts=[
-                        Fact(name="mean queue", value=round(queue, 2), unit="I/Os"),
-                        Fact(name="mean latency", value=round(latency, 2), unit="ms"),
-                        Fact(
-                            name="mean I/O size",
-                            value=None if size is None else round(size, 1),
-                            unit="KB",
-                        ),
-                        Fact(name="IOPS", value=round(ios / hit_s, 1)),
-                        Fact(name="overwhelmed time", value=round(hit_s, 1), unit="s"),
-                        Fact(name="measured time", value=round(measured_s, 1), unit="s"),
-                        Fact(name="warning above", value=warning, unit="ms"),
-                        Fact(name="critical above", value=critical, unit="ms"),
-                    ],
+                    facts=_overwhelmed_facts(o),
                 )
             ],
-            severity=severity,
+            severity=o.severity,
         )
+    samples_of = disk_queue_samples(context, write_back)
+    for group in disk_groups(inventory, samples_of):
+        found = [
+            (disk, o)
+            for disk in group.disks
+            if (o := overwhelmed(samples_of[disk.id], limits, group.ref.id)) is not None
+        ]
+        if not found:
+            continue
+        yield _overwhelmed_disks_hit(group, found, write_back, inventory)
+
+
+def _overwhelmed_disks_hit(
+    group: DiskGroup,
+    found: list[tuple[Disk, Overwhelmed]],
+    write_back: frozenset[str],
+    inventory: Inventory,
+) -> Hit:
+    """An enclosure's overwhelmed disks (or one disk) as one hit: the I/O-weighted means of
+    those disks, the worst disk named."""
+    ref = group.ref
+    weight = sum(o.iops * o.hit_s for _, o in found)
+    latency = sum(o.latency_ms * o.iops * o.hit_s for _, o in found) / weight
+    queue = sum(o.queue for _, o in found) / len(found)
+    disk, worst = max(found, key=lambda f: (f[1].severity.rank, f[1].latency_ms))
+    worst_ref = disk_ref(disk, inventory)
+    what = "read" if all(d.id in write_back for d, _ in found) else "I/O"
+    facts = [
+        Fact(name="disks overwhelmed", value=len(found)),
+        Fact(name="disks measured", value=len(group.disks)),
+        Fact(name="mean queue per disk", value=round(queue, 2), unit="I/Os"),
+        Fact(name=f"mean latency per {what}", value=round(latency, 2), unit="ms"),
+        Fact(
+            name="worst disk's mean latency",
+            value=round(worst.latency_ms, 2),
+            unit="ms",
+            entity=worst_ref,
+        ),
+        Fact(
+            name="worst disk's mean I/O size",
+            value=None if worst.io_kb is None else round(worst.io_kb, 1),
+            unit="KB",
+        ),
+        Fact(name="warning above", value=worst.warning_ms, unit="ms"),
+        Fact(name="critical above", value=worst.critical_ms, unit="ms"),
+    ]
+    return Hit(
+        entity=ref,
+        title=(
+            f"{ref.name}: {len(found)} disks hold {queue:.1f} I/Os with {latency:.1f} ms per "
+            f"{what} (limit {_line(worst):g} ms)"
+        ),
+        evidence=[
+            Evidence(
+                rule="latency.disk.overwhelmed",
+                summary=(
+                    f"{ref.name}: {len(found)} of {len(group.disks)} measured disks held "
+                    f"{queue:.1f} I/Os on average while each {what} took {latency:.1f} ms, for "
+                    f"most of the measured time (worst {worst_ref.name}: "
+                    f"{worst.latency_ms:.1f} ms); {_limit_words(worst)}"
+                ),
+                facts=facts,
+                peers=[disk_ref(d, inventory) for d, _ in found][:24],
+            )
+        ],
+        severity=worst.severity,
+    )
 
 
 DISK_OVERWHELMED = Rule(
     id="latency.disk.overwhelmed",
-    title="LUN or volume with I/Os queued and each taking longer than the limits",
+    title="LUN, volume or disk with I/Os queued and each taking longer than the limits",
     category="latency",
     severity=Severity.WARNING,
     needs=(Input.LATENCY_SERIES,),
-    uses=(Input.DISK_STATS, Input.MULTIPATH, Input.FC),
+    uses=(Input.DISK_STATS, Input.MULTIPATH, Input.FC, Input.SAS, Input.ZFS),
     remediation=(
         "The device gets more I/O than it can serve in time: see whether the LUN's disks are "
         "busy (then add spindles or spread the load) or idle (then the path is the pinch "
-        "point: FC adapters, HBA queue depth; see `san.oversubscribed`), and move hot files "
+        "point: FC adapters, HBA queue depth; see `san.oversubscribed`); for a disk, see "
+        "whether it may hold too many I/Os at once (`queue.hdd.too_deep`); move hot files "
         "to other volumes."
     ),
     check=overwhelmed_disks,
@@ -671,11 +1180,15 @@ DISK_OVERWHELMED = Rule(
         "by itself) is critical. A long wait without a queue is a slow device; a queue "
         "without a long wait is a busy but healthy one: both together mean the device, or "
         "the path to it, cannot keep up (field case 2: seconds per I/O on three SAN LUNs). "
-        "The rule judges the same entities as `latency.threshold` (SAN LUNs from diskstats "
-        "`aqu-sz`, `r_await`, `w_await` and request sizes; imported volumes from PerfMon's "
-        "`Avg. Disk Queue Length` and `Avg. Disk sec/Read|Write`) interval by interval, and "
-        "fires when the overwhelmed intervals make at least `min_time_share` of the measured "
-        "time; the severity follows their I/O-weighted mean latency and size."
+        "The rule judges the same devices as `latency.threshold` — SAN LUNs and SAS disks "
+        "(their paths summed) from diskstats `aqu-sz`, `r_await`, `w_await` and request "
+        "sizes; imported volumes from PerfMon's `Avg. Disk Queue Length` and "
+        "`Avg. Disk sec/Read|Write` — interval by interval, and fires when the overwhelmed "
+        "intervals make at least `min_time_share` of the measured time; the severity follows "
+        "their I/O-weighted mean latency and size. Disks are reported by enclosure, as in "
+        "`latency.threshold`. A device holding a ZFS pool's write-back is judged on its "
+        "reads (their time against the whole queue, write-back included): the write-back "
+        "fills the queue by design."
     ),
     thresholds={
         "min_queue": Threshold(1.0, "Mean queue from which a device counts as queuing.", "I/Os"),

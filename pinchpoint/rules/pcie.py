@@ -4,10 +4,11 @@ together carry more than the link they share (field cases 3 and 5)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
-from pinchpoint.model.findings import EntityRef, Evidence, Fact, Severity
+from pinchpoint.model.findings import EntityKind, EntityRef, Evidence, Fact, Severity
 from pinchpoint.model.inventory import Inventory
-from pinchpoint.model.pcie import PcieLink, PciFunction, PciKind
+from pinchpoint.model.pcie import PcieLink, PciFunction, PciKind, pci_function_id
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
 from pinchpoint.rules.entities import pcie_ref
 
@@ -205,7 +206,8 @@ def _card_ports(card: list[PciFunction], inventory: Inventory) -> list[tuple[str
 
 def oversubscribed_slots(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     """Cards running on a narrower or slower link than they were built for, whose ports
-    together carry more than that link."""
+    together carry more than that link; and bridge ports whose link carries the ports of
+    several devices that together need more."""
     inventory = context.inventory
     for card in cards(inventory):
         link = card[0].link
@@ -247,6 +249,109 @@ def oversubscribed_slots(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                 )
             ],
         )
+    yield from oversubscribed_bridges(context, limits)
+
+
+def pci_bus(pci_address: str) -> str:
+    """`0000:05:00.1` -> `0000:05`: below a PCIe port, one device (its functions, however
+    numbered) sits on the port's secondary bus."""
+    return pci_address.rsplit(":", 1)[0]
+
+
+@dataclass(frozen=True)
+class DeviceDemand:
+    """What one device below a bridge port can send up: its ports' data rate, capped by
+    its own link."""
+
+    cards: list[list[PciFunction]]
+    ports: list[tuple[str, float]]
+    own_link_gbps: float | None
+
+    @property
+    def gbps(self) -> float:
+        wanted = sum(rate for _, rate in self.ports)
+        return wanted if self.own_link_gbps is None else min(wanted, self.own_link_gbps)
+
+
+def shared_links(inventory: Inventory) -> list[tuple[str, PcieLink, list[DeviceDemand]]]:
+    """The bridge ports that two or more devices hang from directly, with the port's link
+    and what each device can send up it. Cards of one device (functions on one bus, however
+    numbered) share that device's link and count once."""
+    below: dict[str, list[list[PciFunction]]] = {}
+    links: dict[str, PcieLink] = {}
+    for card in cards(inventory):
+        first = card[0]
+        if first.upstream_port and first.upstream_link is not None:
+            below.setdefault(first.upstream_port, []).append(card)
+            links.setdefault(first.upstream_port, first.upstream_link)
+    found = []
+    for port, group in below.items():
+        devices: dict[str, list[list[PciFunction]]] = {}
+        for card in group:
+            devices.setdefault(pci_bus(card[0].pci_address), []).append(card)
+        if len(devices) < 2:
+            continue
+        demands = []
+        for device in devices.values():
+            link = device[0][0].link
+            ports = [p for card in device for p in _card_ports(card, inventory)]
+            own = link_gbps(link.current_speed_gts, link.current_width)
+            demands.append(DeviceDemand(device, ports, own))
+        found.append((port, links[port], demands))
+    return found
+
+
+def oversubscribed_bridges(context: RuleContext, limits: Limits) -> Iterator[Hit]:
+    """Bridge ports whose link is narrower than the ports of the devices below it need."""
+    inventory = context.inventory
+    for port, link, demands in shared_links(inventory):
+        now = link_gbps(link.current_speed_gts, link.current_width)
+        if now is None:
+            continue
+        demand = sum(d.gbps for d in demands)
+        what = "; ".join(card_label(c, inventory) for d in demands for c in d.cards)
+        ref = EntityRef(
+            kind=EntityKind.PCIE_DEVICE, id=pci_function_id(port), name=f"{port} ({what})"
+        )
+        if demand <= now * limits.number("max_ratio", ref.id) or not any(d.ports for d in demands):
+            continue
+        listed = ", ".join(
+            f"{card_ref(d.cards[0], inventory).name} {d.gbps:.1f}" for d in demands if d.ports
+        )
+        facts = [
+            Fact(name="devices' combined data rate", value=round(demand, 1), unit="Gbit/s"),
+            Fact(name="shared link data rate now", value=round(now, 1), unit="Gbit/s"),
+            Fact(name="shared link", value=link_words(link.current_speed_gts, link.current_width)),
+        ]
+        facts += [
+            Fact(
+                name="device's data rate (ports, at most its own link)",
+                value=round(d.gbps, 1),
+                unit="Gbit/s",
+                entity=card_ref(d.cards[0], inventory),
+            )
+            for d in demands
+        ]
+        yield Hit(
+            entity=ref,
+            title=(
+                f"{port}: {len(demands)} devices need {demand:.1f} Gbit/s, their shared link "
+                f"carries {now:.1f}"
+            ),
+            evidence=[
+                Evidence(
+                    rule="pcie.slot.oversubscribed",
+                    summary=(
+                        f"{len(demands)} devices hang from the bridge port {port}, whose link "
+                        f"runs at {link_words(link.current_speed_gts, link.current_width)} = "
+                        f"{now:.1f} Gbit/s each way; their ports ({listed} Gbit/s of data, "
+                        f"each at most its own link) add up to {demand:.1f} Gbit/s"
+                    ),
+                    facts=facts,
+                    peers=[card_ref(c, inventory) for d in demands for c in d.cards],
+                )
+            ],
+        )
 
 
 SLOT_OVERSUBSCRIBED = Rule(
@@ -273,6 +378,15 @@ SLOT_OVERSUBSCRIBED = Rule(
         "carries 63 of 76.8 Gbit/s) is a vendor's design, not a fault of this host, and the "
         "disks behind an expander rarely fill every phy. When the link also trained below "
         "what card and slot support, this evidence joins the `pcie.link.downgraded` finding."
+        "\n\n"
+        "Devices that hang from one bridge port share that port's link: their ports are "
+        "added (each device's at most its own link) and compared with the port's link "
+        "(`current_link_speed`/`current_link_width` of the bridge above them), whatever each "
+        "card was built for — two cards behind one link is the host's layout, not a "
+        "vendor's design. The functions of one device (one bus below the port, however "
+        "many functions it numbers) count once. Behind a PCIe switch each card has a "
+        "downstream port of its own, and the switch's upstream link is not in the inventory "
+        "(only the addresses of the bridges above a card are): such cards are not summed."
     ),
     thresholds={
         "max_ratio": Threshold(

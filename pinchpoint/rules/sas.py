@@ -29,6 +29,8 @@ from pinchpoint.rules.entities import (
     hba_port_ref,
 )
 
+CONNECTOR_LANES = 4  # phys of one external connector (SFF-8644, SFF-8088): one wide port
+
 
 def _ports(inventory: Inventory) -> dict[str, tuple[Hba, HbaPort]]:
     """Every HBA port by id, with its HBA."""
@@ -608,9 +610,20 @@ def downgraded_links(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         )
 
 
+def _idle_lanes(hba: Hba, port: HbaPort) -> list[Phy]:
+    """The phys of the port's connector (lowest phy id ÷ 4) that are in no port and have no
+    link: lanes of its cable the driver left out of the port when it found no link there."""
+    return [
+        p
+        for p in hba.idle_phys
+        if p.phy_identifier // CONNECTOR_LANES == port.connector and not p.link_up
+    ]
+
+
 def degraded_ports(context: RuleContext, limits: Limits) -> Iterator[Hit]:
-    """Wide HBA ports with fewer phys linked than their width, or narrower than the other
-    ports of the host cabled to expanders (the kernel drops a phy that lost its link)."""
+    """Wide HBA ports with fewer phys linked than their width, than the lanes of their
+    connector, or than the other ports of the host cabled to expanders (a phy that lost its
+    link stays in its port with no rate, or is left out of the port when it is found so)."""
     inventory = context.inventory
     wide = [
         (hba, port)
@@ -621,18 +634,25 @@ def degraded_ports(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     for hba, port in wide:
         peers = [(h, p) for h, p in wide if p.id != port.id]
         peer_width = max((p.width for _, p in peers), default=port.width)
-        expected = max(port.width, peer_width)
+        idle = _idle_lanes(hba, port)
+        lanes = port.width + len(idle)
+        expected = max(lanes, peer_width)
         if port.phys_up >= expected:
             continue
         ref = hba_port_ref(hba, port)
-        down = [p.phy_identifier for p in port.phys if not p.link_up]
+        down = [p for p in port.phys if not p.link_up] + idle
         summary = (
             f"{ref.name} has {port.phys_up} phys linked of {expected}: its width is "
-            f"{port.width} and {len(peers)} other expander-facing ports here are up to "
-            f"{peer_width} wide"
+            f"{port.width}, its connector has {lanes} lanes, and {len(peers)} other "
+            f"expander-facing ports here are up to {peer_width} wide"
         )
         if down:
-            summary += f"; phys without link: {', '.join(str(d) for d in down)}"
+            states = ", ".join(
+                f"{p.phy_identifier} ({p.negotiated_text or 'no rate'}"
+                f"{', not in the port' if p in idle else ''})"
+                for p in sorted(down, key=lambda p: p.phy_identifier)
+            )
+            summary += f"; phys without link: {states}"
         yield Hit(
             entity=ref,
             title=f"{ref.name}: {port.phys_up} of {expected} phys up",
@@ -643,11 +663,16 @@ def degraded_ports(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                     facts=[
                         Fact(name="phys up", value=port.phys_up),
                         Fact(name="port width", value=port.width),
+                        Fact(name="connector lanes", value=lanes),
                         Fact(name="peers' width", value=peer_width),
                         Fact(
                             name="bandwidth lost",
                             value=round(100 * (1 - port.phys_up / expected), 1),
                             unit="%",
+                        ),
+                        *(
+                            Fact(name=f"phy {p.phy_identifier}", value=p.negotiated_text or None)
+                            for p in sorted(down, key=lambda p: p.phy_identifier)
                         ),
                     ],
                     peers=[hba_port_ref(h, p) for h, p in peers],
@@ -851,8 +876,13 @@ PORT_DEGRADED = Rule(
     doc=(
         "An external SAS connector carries 4 lanes in one wide port. When a lane loses its "
         "link the port keeps working on the rest, silently, with less bandwidth: only the "
-        "width (`sas_port/*/num_phys`) and the phys' link state show it. Ports facing "
-        "expanders are compared with their width and with each other."
+        "width (`sas_port/*/num_phys`) and the phys' link state show it. A lane lost while "
+        'running stays in its port with `negotiated_linkrate` "Unknown" (or "Phy '
+        'disabled"); a lane found without link when the driver built the port (at boot, '
+        "after a reset) is left out of it — the port is narrower and the phy idle. Ports "
+        "facing expanders are compared with their width, with the lanes of their connector "
+        "(its phys, lowest phy id ÷ 4, in no port and without link count as lanes down) and "
+        "with each other."
     ),
 )
 

@@ -68,6 +68,9 @@ class PhyView:
     number: int
     rate: float | None
     port_name: str | None = None  # the port directory it belongs to, when attached
+    state: str | None = None  # `negotiated_linkrate` when not a rate: "Phy disabled"
+    enabled: bool = True
+    errors: dict[str, int] = field(default_factory=dict)  # sysfs counter name -> count
 
 
 @dataclass(eq=False)
@@ -214,9 +217,11 @@ def _end_device(
 
 def _expander_phys(view: ExpanderView, host: int) -> None:
     """Name every phy of an expander as this host sees it."""
+    errors = view.fabric.errors
     for number, rate in enumerate(view.fabric.rates):
         name = f"phy-{host}:{view.number}:{number}"
-        view.phys.append(PhyView(name, f"{view.path}/{name}", number, rate))
+        phy = PhyView(name, f"{view.path}/{name}", number, rate, errors=errors.get(number, {}))
+        view.phys.append(phy)
 
 
 def _walk_host(host: HostView, numbers: _Numbers) -> None:
@@ -225,13 +230,22 @@ def _walk_host(host: HostView, numbers: _Numbers) -> None:
     host_no = host.number
     for number, rate in enumerate(hba.rates):
         name = f"phy-{host_no}:{number}"
-        host.phys.append(PhyView(name, f"{host.path}/{name}", number, rate))
+        phy = PhyView(name, f"{host.path}/{name}", number, rate, errors=hba.errors.get(number, {}))
+        lane = hba.lanes_down.get(number)
+        if lane is not None and lane.state == "Phy disabled":
+            phy.state, phy.enabled = lane.state, False
+        host.phys.append(phy)
     queue: deque[ExpanderView] = deque()
     next_expander = 0
     for connector in sorted(hba.connectors):
         root = hba.connectors[connector]
         name = f"port-{host_no}:{len(host.ports)}"
-        phys = host.phys[connector * CONNECTOR_PHYS : (connector + 1) * CONNECTOR_PHYS]
+        lanes = host.phys[connector * CONNECTOR_PHYS : (connector + 1) * CONNECTOR_PHYS]
+        # mpt3sas makes a port of the phys that have a link when it discovers it; a lane lost
+        # while running stays in its port
+        phys = [
+            p for p in lanes if p.number not in hba.lanes_down or hba.lanes_down[p.number].in_port
+        ]
         port = PortView(name, f"{host.path}/{name}", phys)
         for phy in phys:
             phy.port_name = name

@@ -26,16 +26,17 @@ from pinchpoint.simulator.addresses import (
 from pinchpoint.simulator.naming import default_pci_address, default_root_port
 from pinchpoint.simulator.spec import (
     CONNECTOR_PHYS,
+    SUB_EXPANDER_LINK_WIDTH,
     DiskSpec,
     EnclosureSpec,
     HbaSpec,
     HostSpec,
+    LaneDownSpec,
     SwitchSpec,
 )
 
 IN_PHYS = range(0, 4)
 OUT_PHYS = range(4, 8)
-SUB_EXPANDER_LINK_WIDTH = 10
 DRIVER_PCI_DEVICE = {"mpt3sas": "0x0097", "mpi3mr": "0x00a5"}
 
 AttachmentKind = Literal["expander", "disk", "ses"]
@@ -61,9 +62,18 @@ class DiskPort:
     linked: bool
 
 
+@dataclass(frozen=True)
+class Partition:
+    """A partition of a disk: its number, first sector and length in 512-byte sectors."""
+
+    number: int
+    start: int
+    size: int
+
+
 @dataclass(eq=False)
 class Disk:
-    """A disk in a bay: its LU name and its ports."""
+    """A disk in a bay: its LU name, its ports and its partitions (outside ZFS pools)."""
 
     enclosure: EnclosureFabric
     bay: int
@@ -71,6 +81,7 @@ class Disk:
     lu_name: int
     serial: str
     ports: list[DiskPort] = field(default_factory=list)
+    partitions: list[Partition] = field(default_factory=list)
 
     def port_on(self, io_module: str) -> DiskPort | None:
         """The disk's port that plugs into `io_module`, if it has one."""
@@ -102,6 +113,7 @@ class Expander:
     component_revision: int
     max_gbps: float
     rates: list[float | None]
+    errors: dict[int, dict[str, int]] = field(default_factory=dict)  # phy -> error counters
     enclosure: EnclosureFabric | None = None
     io_module: str | None = None
     ordinal: int = 0  # 0: main expander of its I/O module, 1..: sub-expanders
@@ -158,6 +170,8 @@ class HbaFabric:
     sas_address: int
     rates: list[float | None]
     connectors: dict[int, Expander] = field(default_factory=dict)
+    lanes_down: dict[int, LaneDownSpec] = field(default_factory=dict)  # phy -> how it is down
+    errors: dict[int, dict[str, int]] = field(default_factory=dict)  # phy -> error counters
 
 
 @dataclass(eq=False)
@@ -258,6 +272,7 @@ def _enclosure_disks(enc: EnclosureFabric, book: AddressBook, spec: HostSpec) ->
             spec=disk_spec,
             lu_name=lu,
             serial=serial_number(enc.name, str(bay)),
+            partitions=_partitions(spec, enc.name, bay, disk_spec.size_bytes),
         )
         port_ioms = (
             list(enc.spec.io_module_names)
@@ -278,6 +293,24 @@ def _enclosure_disks(enc: EnclosureFabric, book: AddressBook, spec: HostSpec) ->
                 expander.rates[phy] = degraded.get((iom, bay), rate)
                 expander.attach(Attachment(phys=[phy], kind="disk", disk_port=port))
         enc.disks[bay] = disk
+
+
+GPT_BACKUP_SECTORS = 34  # the backup partition table at the end of a GPT disk
+
+
+def _partitions(spec: HostSpec, enclosure: str, bay: int, size_bytes: int) -> list[Partition]:
+    """The `[[partition]]`s of one disk, each sized to the next one (or near the end) unless
+    the spec gives its size."""
+    parts = sorted(
+        (p for p in spec.partition if p.enclosure == enclosure and p.bay == bay),
+        key=lambda p: p.start,
+    )
+    end = size_bytes // 512 - GPT_BACKUP_SECTORS
+    found = []
+    for k, part in enumerate(parts):
+        limit = parts[k + 1].start if k + 1 < len(parts) else end
+        found.append(Partition(part.number, part.start, part.size or max(1, limit - part.start)))
+    return sorted(found, key=lambda p: p.number)
 
 
 def _switch(spec: SwitchSpec, book: AddressBook) -> Expander:
@@ -310,19 +343,22 @@ def _link(upper: Expander, upper_phys: list[int], lower: Expander, lower_phys: l
 
 
 def _cable_hba(hba: HbaFabric, connector: int, expander: Expander, spec: HostSpec) -> None:
-    """Cable an HBA connector's 4 phys to an expander's phys 0-3."""
+    """Cable an HBA connector's 4 phys to an expander's phys 0-3 (a lane down: no link at
+    either end)."""
     degraded = {d.phy: d.rate_gbps for d in spec.degraded_link if d.hba == hba.spec.name}
     phys = [connector * CONNECTOR_PHYS + i for i in range(CONNECTOR_PHYS)]
     for hba_phy, expander_phy in zip(phys, IN_PHYS, strict=True):
-        rate = min(hba.spec.max_rate_gbps, expander.max_gbps)
+        rate: float | None = min(hba.spec.max_rate_gbps, expander.max_gbps)
         rate = degraded.get(hba_phy, rate)
+        if hba_phy in hba.lanes_down:
+            rate = None
         hba.rates[hba_phy] = rate
         expander.rates[expander_phy] = rate
     expander.upstream_phys = list(IN_PHYS)
     hba.connectors[connector] = expander
 
 
-def _hba(spec: HbaSpec, ordinal_on_node: int, book: AddressBook) -> HbaFabric:
+def _hba(spec: HbaSpec, ordinal_on_node: int, book: AddressBook, host: HostSpec) -> HbaFabric:
     """An HBA with its PCI placement and SAS address, no phy cabled yet."""
     pci = spec.pci_address or default_pci_address(spec.numa_node, ordinal_on_node)
     return HbaFabric(
@@ -332,6 +368,8 @@ def _hba(spec: HbaSpec, ordinal_on_node: int, book: AddressBook) -> HbaFabric:
         pci_device=spec.pci_device or DRIVER_PCI_DEVICE.get(spec.driver, "0x0097"),
         sas_address=int(spec.sas_address, 16) if spec.sas_address else book.hba_address(spec.name),
         rates=[None] * spec.phys,
+        lanes_down={lane.phy: lane for lane in host.lane_down if lane.hba == spec.name},
+        errors={e.phy: e.counters for e in host.phy_errors if e.hba == spec.name},
     )
 
 
@@ -343,7 +381,7 @@ def build_fabric(spec: HostSpec) -> Fabric:
     for hba_spec in spec.hba:
         ordinal = per_node.get(hba_spec.numa_node, 0)
         per_node[hba_spec.numa_node] = ordinal + 1
-        hbas.append(_hba(hba_spec, ordinal, book))
+        hbas.append(_hba(hba_spec, ordinal, book, spec))
     by_name = {h.spec.name: h for h in hbas}
     enclosures = []
     for enc_spec in spec.enclosure:
@@ -354,6 +392,9 @@ def build_fabric(spec: HostSpec) -> Fabric:
         enc = EnclosureFabric(spec=enc_spec, logical_id=logical)
         _enclosure_expanders(enc, base)
         _enclosure_disks(enc, book, spec)
+        for errors in spec.phy_errors:
+            if errors.enclosure == enc.name:
+                enc.main_expander(errors.io_module).errors[errors.phy] = errors.counters
         enclosures.append(enc)
     enc_by_name = {e.name: e for e in enclosures}
     switches = {s.name: _switch(s, book) for s in spec.switch}

@@ -60,10 +60,13 @@ def pci_root_bus(pci_address: str) -> int:
 
 
 def default_root_port(pci_address: str) -> str:
-    """A plausible root port for a device: on the root bus, device number = bus offset."""
+    """A plausible root port of its own for a device: on the root bus, device number = bus
+    offset modulo 32 and function = offset ÷ 32 (root ports are often functions of one root
+    complex device), so no two buses of a socket share one."""
     domain = pci_address.split(":")[0]
     root_bus = pci_root_bus(pci_address)
-    return f"{domain}:{root_bus:02x}:{(pci_bus(pci_address) - root_bus) % 32:02x}.0"
+    device, function = divmod(pci_bus(pci_address) - root_bus, 32)[::-1]
+    return f"{domain}:{root_bus:02x}:{device:02x}.{function:x}"
 
 
 def pci_host_bridge(root_port: str) -> str:

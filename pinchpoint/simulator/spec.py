@@ -70,6 +70,29 @@ number" count them (the element descriptor says "SLOT 01" for bay 0). I/O module
     count // 4) or "smart_failed" (`smart_status.passed` false, exit status bit 3; SATA: the
     reallocated attribute also fails "now"); count (int, 120).
 
+``[[lane_down]]`` one lane of an HBA connector's wide port without link (a damaged cable or
+    connector lane, or a phy switched off)
+    hba and phy (required: the HBA phy; its connector must be cabled); state ("Unknown": the
+    link was lost, `negotiated_linkrate` says "Unknown"; "Phy disabled": someone wrote 0 to
+    its `enable`); in_port (false: the state after discovery, as at boot — mpt3sas builds the
+    port from the phys that have a link, so the phy stays outside it, with no `port` link, and
+    `num_phys` counts the others; true: the lane was lost while running — mpt3sas keeps the
+    phy in its port with the new rate). The expander phy at its far end has no link either.
+
+``[[phy_errors]]`` the error counters of one phy (`sas_phy/*_count`, zero elsewhere)
+    either hba and phy (an HBA phy), or enclosure, io_module ("A") and phy (a phy of that I/O
+    module's main expander: 0-3 in, 4-7 out, then the bay phys); invalid_dword_count,
+    running_disparity_error_count, loss_of_dword_sync_count, phy_reset_problem_count (0).
+    Counters are totals since boot: two snapshots of one host with higher counts in the second
+    are how a rise between two sweeps is simulated.
+
+``[[partition]]`` a partition of a disk outside any ZFS pool (pool disks get ZFS's own)
+    enclosure and bay (required); number (1); start (2048: the first sector, 512-byte units;
+    2048 is 1 MiB, 63 the old DOS start); size (sectors, default: up to the 34 sectors the
+    GPT backup keeps at the end, or up to the next partition). Written as the kernel shows it
+    below every path's block device (`sdX/sdXN/{partition,start,size,dev,ro}`), in
+    `/sys/class/block` and, with a workload, as an idle line of `/proc/diskstats`.
+
 ``[[nic]]`` one Ethernet port (a PCI function, `/sys/class/net/<name>`)
     name (required, e.g. "ens1f0"); pci_address (default derived: bus 0x18, 0x19 … one
     function .0 each); root_port (default derived as for HBAs); driver ("ixgbe"; also "ice",
@@ -186,6 +209,7 @@ from __future__ import annotations
 import re
 import tomllib
 from datetime import UTC, datetime
+from itertools import pairwise
 from pathlib import Path
 from typing import Annotated, Any, Literal, Self
 
@@ -204,6 +228,8 @@ IoModule = Literal["A", "B"]
 IO_MODULE_NAMES: tuple[IoModule, ...] = ("A", "B")
 SAS_RATES_GBPS = (1.5, 3.0, 6.0, 12.0, 22.5)
 CONNECTOR_PHYS = 4
+EXPANDER_PORT_PHYS = 8  # phys 0-3 in, 4-7 out, on every enclosure's main expander
+SUB_EXPANDER_LINK_WIDTH = 10
 FIXED_CAPTURE_TIME = datetime(2025, 1, 1, tzinfo=UTC)
 
 _PCI_ADDRESS = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-1][0-9a-f]\.[0-7]$")
@@ -378,6 +404,14 @@ class EnclosureSpec(_Strict):
         """The I/O modules this enclosure has: ("A",) or ("A", "B")."""
         return IO_MODULE_NAMES[: self.io_modules]
 
+    @property
+    def main_expander_phys(self) -> int:
+        """Phys of an I/O module's main expander: in and out, the bays (or the links to its
+        sub-expanders), and the SES device's virtual phy."""
+        subs = self.expanders_per_io_module - 1
+        inside = self.bays if subs == 0 else SUB_EXPANDER_LINK_WIDTH * subs
+        return EXPANDER_PORT_PHYS + inside + 1
+
     @model_validator(mode="after")
     def _bays_in_range(self) -> Self:
         """Every bay named must exist."""
@@ -443,6 +477,58 @@ class FailingDiskSpec(_Strict):
     bay: int = Field(ge=0)
     kind: Literal["grown_defects", "reallocated", "smart_failed"]
     count: int = Field(default=120, ge=0)
+
+
+LaneState = Literal["Unknown", "Phy disabled"]
+
+
+class LaneDownSpec(_Strict):
+    """`[[lane_down]]`: one lane of an HBA connector's wide port with no link."""
+
+    hba: str
+    phy: int = Field(ge=0)
+    state: LaneState = "Unknown"
+    in_port: bool = False
+
+
+class PhyErrorsSpec(_Strict):
+    """`[[phy_errors]]`: the error counters of one HBA or expander phy."""
+
+    hba: str | None = None
+    enclosure: str | None = None
+    io_module: IoModule = "A"
+    phy: int = Field(ge=0)
+    invalid_dword_count: int = Field(default=0, ge=0)
+    running_disparity_error_count: int = Field(default=0, ge=0)
+    loss_of_dword_sync_count: int = Field(default=0, ge=0)
+    phy_reset_problem_count: int = Field(default=0, ge=0)
+
+    @model_validator(mode="after")
+    def _one_owner(self) -> Self:
+        """The phy belongs to an HBA or to an enclosure's expander, not both."""
+        if (self.hba is None) == (self.enclosure is None):
+            raise ValueError("give either hba and phy, or enclosure, io_module and phy")
+        return self
+
+    @property
+    def counters(self) -> dict[str, int]:
+        """The four counters by their sysfs names."""
+        return {
+            "invalid_dword_count": self.invalid_dword_count,
+            "running_disparity_error_count": self.running_disparity_error_count,
+            "loss_of_dword_sync_count": self.loss_of_dword_sync_count,
+            "phy_reset_problem_count": self.phy_reset_problem_count,
+        }
+
+
+class PartitionSpec(_Strict):
+    """`[[partition]]`: a partition of one disk, in 512-byte sectors."""
+
+    enclosure: str
+    bay: int = Field(ge=0)
+    number: int = Field(default=1, ge=1, le=128)
+    start: int = Field(default=2048, ge=1)
+    size: int | None = Field(default=None, ge=1)
 
 
 def _pci_or_none(value: str | None) -> str | None:
@@ -722,7 +808,10 @@ class HostSpec(_Strict):
     enclosure: list[EnclosureSpec] = Field(default_factory=list)
     chain: list[ChainSpec] = Field(default_factory=list)
     degraded_link: list[DegradedLinkSpec] = Field(default_factory=list)
+    lane_down: list[LaneDownSpec] = Field(default_factory=list)
+    phy_errors: list[PhyErrorsSpec] = Field(default_factory=list)
     failing_disk: list[FailingDiskSpec] = Field(default_factory=list)
+    partition: list[PartitionSpec] = Field(default_factory=list)
     nic: list[NicSpec] = Field(default_factory=list)
     bond: list[BondSpec] = Field(default_factory=list)
     fc_port: list[FcPortSpec] = Field(default_factory=list)
@@ -850,6 +939,9 @@ class HostSpec(_Strict):
                 if link.io_module not in enclosure.io_module_names:
                     raise ValueError(f"{where}.io_module: no I/O module {link.io_module}")
         self._check_failing(enclosures)
+        self._check_lanes(hbas, connector_use)
+        self._check_phy_errors(hbas, enclosures)
+        self._check_partitions(enclosures)
         self._check_network()
         self._check_fc()
         self._check_zfs(enclosures)
@@ -914,6 +1006,122 @@ class HostSpec(_Strict):
                             f"used by pool {used[key]!r}"
                         )
                     used[key] = pool.name
+
+    def _check_lanes(
+        self, hbas: dict[str, HbaSpec], cabled: dict[tuple[str, int], tuple[int, str | None]]
+    ) -> None:
+        """A lane down names an HBA phy of a cabled connector, once."""
+        seen: set[tuple[str, int]] = set()
+        for i, lane in enumerate(self.lane_down):
+            where = f"lane_down[{i}]"
+            hba = hbas.get(lane.hba)
+            if hba is None:
+                raise ValueError(f"{where}.hba: unknown HBA {lane.hba!r}{_known(hbas)}")
+            if lane.phy >= hba.phys:
+                raise ValueError(
+                    f"{where}.phy: HBA {hba.name!r} has phys 0..{hba.phys - 1}; "
+                    f"{lane.phy} is beyond them"
+                )
+            connector = lane.phy // CONNECTOR_PHYS
+            if (hba.name, connector) not in cabled:
+                raise ValueError(
+                    f"{where}.phy: phy {lane.phy} is on connector {connector} of HBA "
+                    f"{hba.name!r}, which no chain cables (an uncabled lane has no link anyway)"
+                )
+            if (hba.name, lane.phy) in seen:
+                raise ValueError(f"{where}: HBA {hba.name!r} phy {lane.phy} is listed twice")
+            if any(d.hba == hba.name and d.phy == lane.phy for d in self.degraded_link):
+                raise ValueError(f"{where}: phy {lane.phy} is also a degraded_link (it has one)")
+            seen.add((hba.name, lane.phy))
+        for hba in hbas.values():
+            for connector in range(hba.connectors):
+                down = {p for h, p in seen if h == hba.name and p // CONNECTOR_PHYS == connector}
+                if len(down) == CONNECTOR_PHYS:
+                    raise ValueError(
+                        f"lane_down: every lane of HBA {hba.name!r} connector {connector} is "
+                        "down: that is an uncabled connector (leave the chain out)"
+                    )
+
+    def _check_phy_errors(
+        self, hbas: dict[str, HbaSpec], enclosures: dict[str, EnclosureSpec]
+    ) -> None:
+        """Phy error counters name a phy that exists."""
+        for i, errors in enumerate(self.phy_errors):
+            where = f"phy_errors[{i}]"
+            if errors.hba is not None:
+                hba = hbas.get(errors.hba)
+                if hba is None:
+                    raise ValueError(f"{where}.hba: unknown HBA {errors.hba!r}{_known(hbas)}")
+                if errors.phy >= hba.phys:
+                    raise ValueError(
+                        f"{where}.phy: HBA {hba.name!r} has phys 0..{hba.phys - 1}; "
+                        f"{errors.phy} is beyond them"
+                    )
+                continue
+            enclosure = enclosures.get(errors.enclosure or "")
+            if enclosure is None:
+                raise ValueError(
+                    f"{where}.enclosure: unknown enclosure {errors.enclosure!r}{_known(enclosures)}"
+                )
+            if errors.io_module not in enclosure.io_module_names:
+                raise ValueError(f"{where}.io_module: no I/O module {errors.io_module}")
+            last = enclosure.main_expander_phys - 1
+            if errors.phy > last:
+                raise ValueError(
+                    f"{where}.phy: the main expander of {enclosure.name!r} has phys 0..{last}; "
+                    f"{errors.phy} is beyond them"
+                )
+
+    def _check_partitions(self, enclosures: dict[str, EnclosureSpec]) -> None:
+        """Partitions name an occupied bay outside every pool, and do not overlap."""
+        pooled = self._pool_bays(enclosures)
+        by_disk: dict[tuple[str, int], list[PartitionSpec]] = {}
+        for i, part in enumerate(self.partition):
+            where = f"partition[{i}]"
+            enclosure = enclosures.get(part.enclosure)
+            if enclosure is None:
+                raise ValueError(
+                    f"{where}.enclosure: unknown enclosure {part.enclosure!r}{_known(enclosures)}"
+                )
+            if part.bay >= enclosure.bays or part.bay in enclosure.empty_bays:
+                raise ValueError(f"{where}.bay: bay {part.bay} holds no disk")
+            pool = pooled.get((part.enclosure, part.bay))
+            if pool is not None:
+                raise ValueError(
+                    f"{where}: {part.enclosure} bay {part.bay} is one of ZFS pool {pool!r}'s "
+                    "bays, and ZFS partitions its disks itself"
+                )
+            sectors = enclosure.disk.size_bytes // 512
+            end = part.start + (part.size or 1)
+            if end > sectors:
+                raise ValueError(f"{where}: it ends beyond the disk's {sectors} sectors")
+            by_disk.setdefault((part.enclosure, part.bay), []).append(part)
+        for (name, bay), parts in by_disk.items():
+            numbers = [p.number for p in parts]
+            if len(set(numbers)) != len(numbers):
+                raise ValueError(f"partition: {name} bay {bay} has a partition number twice")
+            ordered = sorted(parts, key=lambda p: p.start)
+            for before, after in pairwise(ordered):
+                if before.size is not None and before.start + before.size > after.start:
+                    raise ValueError(
+                        f"partition: {name} bay {bay}: partitions {before.number} and "
+                        f"{after.number} overlap"
+                    )
+
+    def _pool_bays(self, enclosures: dict[str, EnclosureSpec]) -> dict[tuple[str, int], str]:
+        """Every (enclosure, bay) a ZFS pool may take (its enclosures' bays, or the bays it
+        lists, and its log, cache and spare disks), with the pool's name."""
+        taken: dict[tuple[str, int], str] = {}
+        for pool in self.zfs.pool if self.zfs else []:
+            for name in pool.enclosures:
+                enclosure = enclosures.get(name)
+                if enclosure is None:
+                    continue
+                bays = pool.bays if pool.bays is not None else range(enclosure.bays)
+                taken.update({(name, b): pool.name for b in bays})
+            for ref in (*pool.log, *pool.cache, *pool.spares):
+                taken[(ref.enclosure, ref.bay)] = pool.name
+        return taken
 
     def _check_failing(self, enclosures: dict[str, EnclosureSpec]) -> None:
         """Failing disks name an occupied bay, with a kind the disk's protocol can show."""

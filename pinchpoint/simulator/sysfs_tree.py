@@ -20,7 +20,7 @@ from pinchpoint.simulator.discovery import (
     PortView,
     ScsiDeviceView,
 )
-from pinchpoint.simulator.fabric import HbaFabric, SesTarget
+from pinchpoint.simulator.fabric import HbaFabric, Partition, SesTarget
 from pinchpoint.simulator.naming import (
     SG_MAJOR,
     link_rate_text,
@@ -36,6 +36,12 @@ TYPE_DISK = 0
 TYPE_ENCLOSURE = 13
 SCSI_LEVEL_SPC4 = "7"
 MINIMUM_RATE_HW = "1.5 Gbit"
+PHY_ERROR_COUNTERS = (
+    "invalid_dword_count",
+    "running_disparity_error_count",
+    "loss_of_dword_sync_count",
+    "phy_reset_problem_count",
+)
 
 
 def _class_device(
@@ -121,16 +127,13 @@ def _phy(
         "device_type": "end device" if host_phy else "edge expander",
         "sas_address": hex_address(sas_address),
         "phy_identifier": str(phy.number),
-        "negotiated_linkrate": link_rate_text(phy.rate),
+        "negotiated_linkrate": phy.state or link_rate_text(phy.rate),
         "minimum_linkrate_hw": MINIMUM_RATE_HW,
         "minimum_linkrate": "3.0 Gbit" if host_phy else MINIMUM_RATE_HW,
         "maximum_linkrate_hw": link_rate_text(max_rate),
         "maximum_linkrate": link_rate_text(max_rate),
-        "invalid_dword_count": "0",
-        "running_disparity_error_count": "0",
-        "loss_of_dword_sync_count": "0",
-        "phy_reset_problem_count": "0",
-        "enable": "1",
+        **{counter: str(phy.errors.get(counter, 0)) for counter in PHY_ERROR_COUNTERS},
+        "enable": "1" if phy.enabled else "0",
     }
     _class_device(w, path, "sas_phy", phy.name, values)
     if phy.port_name is not None:
@@ -326,6 +329,27 @@ def _scsi_device(w: TreeWriter, dev: ScsiDeviceView) -> None:
                 "physical_block_size": str(spec.physical_block_size),
             },
         )
+        for part in dev.disk_port.disk.partitions:
+            _partition(w, block, dev.sd, (major, minor), part)
+
+
+def _partition(w: TreeWriter, block: str, sd: str, devt: tuple[int, int], part: Partition) -> None:
+    """A partition below its disk's block device, as `add_partition` (block/partitions/
+    core.c) makes it: `sdXN/{partition,start,size,ro,dev}`, and its /sys/class/block entry."""
+    path = f"{block}/{sd}{part.number}"
+    major, minor = devt
+    w.attrs(
+        path,
+        {
+            "dev": f"{major}:{minor + part.number}",
+            "partition": str(part.number),
+            "start": str(part.start),
+            "size": str(part.size),
+            "ro": "0",
+        },
+    )
+    w.mkdir(f"{path}/holders")
+    w.link(f"{SYS}/class/block/{sd}{part.number}", path)
 
 
 def _schedulers(chosen: str) -> list[str]:

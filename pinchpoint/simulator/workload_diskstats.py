@@ -48,6 +48,10 @@ def block_devices(spec: HostSpec, view: KernelView, fc: FcView) -> list[BlockDev
         major, minor = sd_devt(dev.sd_index)
         entries.append((dev.sd_index * 16, BlockDevice(major, minor, dev.sd, dev.sd)))
         disk = dev.disk_port.disk
+        for part in disk.partitions:
+            name = f"{dev.sd}{part.number}"
+            device = BlockDevice(major, minor + part.number, name, None, partition=True)
+            entries.append((dev.sd_index * 16 + part.number, device))
         if disk in pool_disks:
             for number, _start, _size in partitions(disk.spec.size_bytes):
                 name = f"{dev.sd}{number}"

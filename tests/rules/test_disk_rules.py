@@ -1,5 +1,6 @@
-"""The disk rules on the real smartctl captures (`tests/fixtures/smartctl`, see SOURCES.md)
-and the real block devices of the procfs capture (`tests/fixtures/block`)."""
+"""The disk rules on the real smartctl captures (`tests/fixtures/smartctl`, see SOURCES.md),
+the real block devices of the procfs capture (`tests/fixtures/block`) and a simulated host
+with partitions of its own (`tests/fixtures/specs/misaligned_partition.toml`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pinchpoint.checks.block import collect_block
+from pinchpoint.checks.inventory import collect_inventory
 from pinchpoint.checks.smart_json import parse_smartctl_json
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.checks.sysfs import ProblemLog
@@ -19,10 +21,12 @@ from pinchpoint.rules import disk
 from pinchpoint.rules.base import RuleContext
 from pinchpoint.rules.config import Config, RuleSettings
 from pinchpoint.rules.engine import evaluate
+from pinchpoint.simulator import load_spec, write_snapshot
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 SMARTCTL = FIXTURES / "smartctl"
 BLOCK = FIXTURES / "block" / "procfs"
+SPECS = FIXTURES / "specs"
 
 FAILED_SATA = "smart-prom-next__sata_wd3200bevt_usbjmicron_-a_when_failed_now_exit216.json"
 FAILED_NVME = "smartctl_exporter__nvme_SAMSUNG_MZWLL3T2HAJQ_FAILED_critical_warning16.json"
@@ -207,3 +211,29 @@ def test_a_zero_alignment_is_a_clear_failure_of_that_rule_only(
     assert {s.rule: s.reason for s in skipped}["disk.partition.misaligned"] == (
         "rule failed: ValueError: alignment_kib must be positive, not 0"
     )
+
+
+def test_misaligned_partitions_of_a_simulated_host(tmp_path: Path) -> None:
+    """misaligned_partition.toml: bay 0's partition at sector 63 and bay 2's at sector 128
+    (64 KiB) are off a 1 MiB boundary; bays 1 and 3 (2048, and 2048 + 1050624) are not. With
+    64 KiB accepted, only the DOS start remains. Every disk's SCSI and block data are read
+    from the simulated sysfs as from a live host."""
+    write_snapshot(load_spec(SPECS / "misaligned_partition.toml"), tmp_path / "host")
+    inventory = collect_inventory(SnapshotSource(tmp_path / "host"))
+    context = RuleContext(inventory=inventory)
+    findings, _, _ = evaluate(context, disk.RULES)
+    misaligned = [f for f in findings if f.rule == "disk.partition.misaligned"]
+    wwids = {d.slot: d.wwid for d in inventory.sas.disks}
+    assert sorted(f.entity.name for f in misaligned) == [
+        f"sda1 on sda ({wwids[0]})",
+        f"sdc1 on sdc ({wwids[2]})",
+    ]
+    by_name = {f.entity.name.split()[0]: f for f in misaligned}
+    facts = {f.name: f.value for f in by_name["sda1"].evidence[0].facts}
+    assert (facts["start"], facts["offset past the boundary"]) == (63, 63 * 512)
+    assert by_name["sdc1"].title == "sdc1 starts 65536 bytes past a 1024 KiB boundary"
+    config = Config(
+        rules={"disk.partition.misaligned": RuleSettings(thresholds={"alignment_kib": 64})}
+    )
+    findings, _, _ = evaluate(context, disk.RULES, config)
+    assert [f.entity.name.split()[0] for f in findings if f.rule.endswith("misaligned")] == ["sda1"]

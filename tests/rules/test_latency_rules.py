@@ -1,7 +1,9 @@
-"""Latency rules on simulated hosts: field case 1 (demo), a balanced host, SAN LUNs, PerfMon."""
+"""Latency rules on simulated hosts: field case 1 (demo), a balanced host, SAN LUNs, PerfMon;
+the demo's JBOD disks judged by absolute limits like any other device."""
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -12,12 +14,19 @@ from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.model.findings import Finding, Severity
 from pinchpoint.model.inventory import HostInfo, Inventory, SourceKind
 from pinchpoint.model.stats import DeviceFigures, ImportKind, IntervalFigures
+from pinchpoint.model.zfs import ZfsInventory
 from pinchpoint.rules.base import RuleContext
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.config import Config, parse_config
 from pinchpoint.rules.engine import evaluate
-from pinchpoint.rules.latency import RULES
-from pinchpoint.simulator import DEMO_SPEC_PATH, load_spec, write_snapshot
+from pinchpoint.rules.latency import RULES, write_back_entities
+from pinchpoint.simulator import (
+    DEMO_SPEC_PATH,
+    HostSpec,
+    load_spec,
+    spec_from_data,
+    write_snapshot,
+)
 from pinchpoint.stats.gather import gather_statistics
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -35,9 +44,9 @@ def host_context(snapshot: Path) -> RuleContext:
     )
 
 
-def simulated(factory: pytest.TempPathFactory, spec: Path) -> RuleContext:
-    out = factory.mktemp("latency") / spec.stem
-    write_snapshot(load_spec(spec), out)
+def simulated(factory: pytest.TempPathFactory, spec: Path | HostSpec) -> RuleContext:
+    out = factory.mktemp("latency") / "snapshot"
+    write_snapshot(spec if isinstance(spec, HostSpec) else load_spec(spec), out)
     return host_context(out)
 
 
@@ -166,8 +175,90 @@ def test_san_luns_above_25_ms_are_critical(san: RuleContext) -> None:
     assert {e.summary.split(": ")[1].split()[0] for e in found[0].evidence} == {"reads", "writes"}
 
 
-def test_jbod_disks_are_not_judged_by_absolute_latency(demo: RuleContext) -> None:
+@pytest.fixture(scope="module")
+def demo_with_reads(tmp_path_factory: pytest.TempPathFactory) -> RuleContext:
+    """The demo host with 30 % of its pool's I/O reads (1 MiB, as its streaming write)."""
+    host = load_spec(DEMO_SPEC_PATH)
+    assert host.workload is not None
+    mixed = host.workload.load[0].model_copy(update={"read_share": 0.3})
+    workload = host.workload.model_copy(update={"load": [mixed], "samples": 5})
+    return simulated(tmp_path_factory, host.model_copy(update={"workload": workload}))
+
+
+def without_zfs(context: RuleContext) -> RuleContext:
+    """The same host and statistics with no ZFS in the inventory: its disks are plain disks."""
+    inventory = context.inventory.model_copy(update={"zfs": ZfsInventory(present=False)})
+    return RuleContext(inventory=inventory, intervals=context.intervals)
+
+
+def test_the_demo_jbod_disks_are_judged_on_their_reads(demo_with_reads: RuleContext) -> None:
+    """Every JBOD's disks read at ≈ 120–430 ms on average, far above PAL's 25 ms: one finding
+    per JBOD; those of the single-pathed JBOD-003 and JBOD-012 join the missing cable."""
+    found = findings(demo_with_reads, "latency.threshold")
+    assert sorted(f.entity.name for f in found) == [
+        "JBOD-001",
+        "JBOD-002",
+        "JBOD-003",
+        "JBOD-007",
+        "JBOD-00B",
+        "JBOD-012",
+    ]
+    by_name = {f.entity.name: f for f in found}
+    for finding in found:
+        assert finding.severity is Severity.CRITICAL
+        assert [e.summary.split(": ")[1].split()[0] for e in finding.evidence] == ["reads"]
+        assert "write-back, not judged" in finding.evidence[0].summary
+        facts = {f.name: f.value for f in finding.evidence[0].facts}
+        assert facts["disks above the limit"] == facts["disks measured"] == 24
+    slow = {f.name: f.value for f in by_name["JBOD-003"].evidence[0].facts}
+    fast = {f.name: f.value for f in by_name["JBOD-002"].evidence[0].facts}
+    assert float(str(slow["mean read latency"])) > 2 * float(str(fast["mean read latency"]))
+    everything, _, _ = evaluate(demo_with_reads, CATALOG)
+    single = {f.entity.name: f for f in everything if f.rule == "sas.enclosure.single_path"}
+    assert sorted(single) == ["JBOD-003", "JBOD-012"]
+    for finding in single.values():
+        assert "latency.threshold" in {e.rule for e in finding.evidence}
+    standalone = {f.entity.name for f in everything if f.rule == "latency.threshold"}
+    assert standalone == {"JBOD-001", "JBOD-002", "JBOD-007", "JBOD-00B"}
+
+
+def test_the_demo_write_back_is_not_judged_by_absolute_latency(demo: RuleContext) -> None:
+    """The demo's disks only write, and those writes are its 72-mirror pool's write-back:
+    no absolute-limit finding. The same disks outside a pool are judged on their writes."""
+    assert len(write_back_entities(demo.inventory)) == 144
     assert findings(demo, "latency.threshold") == []
+    plain = findings(without_zfs(demo), "latency.threshold")
+    assert len(plain) == 6
+    by_name = {f.entity.name: f for f in plain}
+    assert by_name["JBOD-003"].severity is Severity.CRITICAL
+    assert "writes of 24 disks average" in by_name["JBOD-003"].title
+    facts = {f.name: f.value for f in by_name["JBOD-012"].evidence[0].facts}
+    latency = facts["mean write latency"]
+    assert isinstance(latency, float) and latency > 300  # 1 path for 96 disks: ≈ 420 ms
+    slowest = next(f for f in by_name["JBOD-012"].evidence[0].facts if f.entity is not None)
+    assert slowest.entity is not None and slowest.entity.name.startswith("JBOD-012 slot ")
+
+
+def test_log_devices_are_not_write_back(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """zfs_mirror.toml with bay 10 of both JBODs as a log mirror, bay 11 of JBOD-L as cache
+    and of JBOD-R as a spare: the data mirrors and the cache hold write-back; the log's
+    writes are what synchronous writers wait for, and the idle spare holds nothing."""
+    with open(SPECS / "zfs_mirror.toml", "rb") as handle:
+        data = tomllib.load(handle)
+    pool = data["zfs"]["pool"][0]
+    pool["log"] = [{"enclosure": "JBOD-L", "bay": 10}, {"enclosure": "JBOD-R", "bay": 10}]
+    pool["cache"] = [{"enclosure": "JBOD-L", "bay": 11}]
+    pool["spares"] = [{"enclosure": "JBOD-R", "bay": 11}]
+    inventory = simulated(tmp_path_factory, spec_from_data(data)).inventory
+    names = {e.id: e.name for e in inventory.sas.enclosures}
+    place = {(names[d.enclosure_id or ""], d.slot): d.id for d in inventory.sas.disks}
+    judged = write_back_entities(inventory)
+    data_disks = {place[(jbod, bay)] for jbod in ("JBOD-L", "JBOD-R") for bay in range(10)}
+    assert data_disks <= judged
+    assert place[("JBOD-L", 11)] in judged  # cache: L2ARC is filled in the background
+    assert place[("JBOD-L", 10)] not in judged and place[("JBOD-R", 10)] not in judged
+    assert place[("JBOD-R", 11)] not in judged
+    assert len(judged) == 21
 
 
 def test_perfmon_volume_stands_alone_and_honours_a_per_volume_limit() -> None:
@@ -292,8 +383,17 @@ def test_overwhelmed_needs_most_of_the_measured_time(san: RuleContext) -> None:
     assert findings(san, "latency.disk.overwhelmed", config) == []
 
 
-def test_jbod_disks_are_not_judged_as_overwhelmed(demo: RuleContext, balanced: RuleContext) -> None:
-    assert findings(demo, "latency.disk.overwhelmed") == []
+def test_the_demo_pool_disks_reading_behind_the_write_back_are_overwhelmed(
+    demo_with_reads: RuleContext, balanced: RuleContext
+) -> None:
+    """The demo with reads: each disk holds ≈ 3–9 I/Os while its reads take ≈ 120–430 ms
+    (1 MiB each: the larger limit, 35 ms); the balanced host's pool only writes: nothing."""
+    found = findings(demo_with_reads, "latency.disk.overwhelmed")
+    assert len(found) == 6 and all(f.severity is Severity.CRITICAL for f in found)
+    facts = {f.name: f.value for f in found[0].evidence[0].facts}
+    assert facts["disks overwhelmed"] == 24
+    assert facts["critical above"] == 35.0
+    assert "ms per read" in found[0].title
     assert findings(balanced, "latency.disk.overwhelmed") == []
 
 

@@ -116,15 +116,21 @@ def test_real_1g_nic_at_1000_is_healthy(tmp_path: Path) -> None:
 
 
 def test_field_case_3_with_its_traffic(hosts: dict[str, RuleContext]) -> None:
-    """downgraded_nic.toml: eno1 at 100 of 1000 Mb/s carries ≈ 11.75 MB/s, 94 % of its link."""
+    """downgraded_nic.toml: eno1 at 100 of 1000 Mb/s carries ≈ 11.75 MB/s, 94 % of its link,
+    while its three identical peers run at 1000: one finding, both pieces of evidence."""
     found = findings(hosts["downgraded_nic"])
     assert [(f.rule, f.entity.name) for f in found] == [
         ("net.link.downgraded", "eno1 on downgraded-nic-host")
     ]
-    facts = {f.name: f.value for f in found[0].evidence[0].facts}
+    (finding,) = found
+    assert [e.rule for e in finding.evidence] == ["net.link.downgraded", "net.link.peer_outlier"]
+    facts = {f.name: f.value for f in finding.evidence[0].facts}
     assert facts["sent"] == pytest.approx(11.75, abs=0.1)
     assert facts["utilisation (busier direction)"] == pytest.approx(94, abs=1)
-    assert "it carried 11.75 MB/s, 94 %" in found[0].evidence[0].summary
+    assert "it carried 11.75 MB/s, 94 %" in finding.evidence[0].summary
+    peers = finding.evidence[1]
+    assert sorted(p.name.split()[0] for p in peers.peers) == ["enp2s0f0", "enp2s0f1", "enp2s0f2"]
+    assert {f.name: f.value for f in peers.facts}["peers' speed"] == 1000
 
 
 def test_cable_suspected_when_both_ends_advertise_more(tmp_path: Path) -> None:
@@ -187,9 +193,35 @@ def test_peer_outlier_alone_without_link_modes(hosts: dict[str, RuleContext]) ->
     ]
 
 
-def test_nics_of_different_models_are_not_peers(hosts: dict[str, RuleContext]) -> None:
-    """downgraded_nic.toml: eno1 (e1000e) is not compared with the igb ports."""
-    assert by_rule(hosts["downgraded_nic"], "net.link.peer_outlier") == {}
+def test_field_case_3_peers_are_identical_nics(hosts: dict[str, RuleContext]) -> None:
+    """downgraded_nic.toml: eno1 (igb, I350) is compared with the three I350 ports."""
+    (finding,) = by_rule(hosts["downgraded_nic"], "net.link.peer_outlier").values()
+    assert finding.entity.name == "eno1 on downgraded-nic-host"
+    assert finding.title == "eno1 runs at 100 Mb/s, its identical peers at 1000 Mb/s"
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("device_id", "0x1533"), ("driver", "e1000e")],
+    ids=["same driver, another model (I210)", "another driver"],
+)
+def test_nics_of_different_models_are_not_peers(
+    hosts: dict[str, RuleContext], field: str, value: str
+) -> None:
+    """The same host with eno1 made another model (its PCI device id, or its driver and the
+    driver ethtool reports): nothing to compare it with, so no peer finding; its own link
+    modes still say it is downgraded."""
+    inventory = hosts["downgraded_nic"].inventory.model_copy(deep=True)
+    eno1 = inventory.network.nic("eno1")
+    assert eno1 is not None and eno1.pci_address is not None and eno1.driver is not None
+    function = inventory.pcie.by_address(eno1.pci_address)
+    assert function is not None
+    setattr(function, field, value)
+    if field == "driver":
+        eno1.driver.driver = value
+    context = RuleContext(inventory=inventory)
+    assert by_rule(context, "net.link.peer_outlier") == {}
+    assert list(by_rule(context, "net.link.downgraded")) == ["eno1"]
 
 
 # --- net.link.half_duplex ------------------------------------------------------------------

@@ -1,10 +1,13 @@
-"""PCIe rules on the real node_exporter and mpt3sas captures and on simulated hosts."""
+"""PCIe rules on the real node_exporter and mpt3sas captures and on simulated hosts
+(`tests/fixtures/specs/shared_pcie_link.toml`: two cards behind one link)."""
 
 from __future__ import annotations
 
 import tempfile
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +18,7 @@ from pinchpoint.rules import pcie
 from pinchpoint.rules.base import RuleContext
 from pinchpoint.rules.engine import evaluate
 from pinchpoint.simulator.snapshot_writer import write_snapshot
-from pinchpoint.simulator.spec import load_spec
+from pinchpoint.simulator.spec import load_spec, spec_from_data
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 SPECS = FIXTURES / "specs"
@@ -29,7 +32,7 @@ def hosts() -> Iterator[dict[str, RuleContext]]:
     shm = Path("/dev/shm")
     with tempfile.TemporaryDirectory(dir=shm if shm.is_dir() else None) as scratch:
         found = {}
-        for name in ("degraded_network", "nvme_ssds", "all_dual_pathed"):
+        for name in ("degraded_network", "nvme_ssds", "all_dual_pathed", "shared_pcie_link"):
             out = Path(scratch) / name
             write_snapshot(load_spec(SPECS / f"{name}.toml"), out)
             found[name] = RuleContext(inventory=collect_inventory(SnapshotSource(out)))
@@ -123,3 +126,76 @@ def test_unknown_links_do_not_crash(hosts: dict[str, RuleContext]) -> None:
         function.upstream_link = None
     found, skipped, ran = evaluate(RuleContext(inventory=inventory), pcie.RULES)
     assert (found, skipped, ran) == ([], [], 2)
+
+
+# -- several devices behind one link --------------------------------------------------------
+
+
+def shared_spec(**nic_changes: dict[str, Any]) -> dict[str, Any]:
+    """shared_pcie_link.toml as data, with some NICs' fields changed (by NIC name)."""
+    with open(SPECS / "shared_pcie_link.toml", "rb") as handle:
+        data = tomllib.load(handle)
+    for nic in data["nic"]:
+        nic.update(nic_changes.get(nic["name"], {}))
+        if nic_changes.get(nic["name"], {}).get("root_port", "") is None:
+            del nic["root_port"]
+    return data
+
+
+def simulated_host(tmp_path: Path, data: dict[str, Any]) -> RuleContext:
+    write_snapshot(spec_from_data(data), tmp_path / "host")
+    return RuleContext(inventory=collect_inventory(SnapshotSource(tmp_path / "host")))
+
+
+def test_two_cards_behind_one_link(hosts: dict[str, RuleContext]) -> None:
+    """Two dual 25 GbE cards, each fine on its own x8 Gen3 link (50 of 63 Gbit/s), hang from
+    one bridge port whose link carries 63: 100 Gbit/s of ports behind it."""
+    (finding,) = findings(hosts["shared_pcie_link"])
+    assert finding.rule == "pcie.slot.oversubscribed"
+    assert finding.entity.id == "pci:0000:00:02.0"
+    assert finding.entity.name == "0000:00:02.0 (NIC ens2f0, ens2f1; NIC ens3f0, ens3f1)"
+    assert (
+        finding.title == "0000:00:02.0: 2 devices need 100.0 Gbit/s, their shared link carries 63.0"
+    )
+    (evidence,) = finding.evidence
+    facts = {f.name: f.value for f in evidence.facts if f.entity is None}
+    assert facts["devices' combined data rate"] == 100.0
+    assert facts["shared link data rate now"] == 63.0
+    assert facts["shared link"] == "8 GT/s x8"
+    devices = [f for f in evidence.facts if f.entity is not None]
+    assert [(f.entity.name, f.value) for f in devices if f.entity] == [
+        ("0000:18:00.0 NIC ens2f0, ens2f1", 50.0),
+        ("0000:19:00.0 NIC ens3f0, ens3f1", 50.0),
+    ]
+
+
+def test_the_same_cards_on_root_ports_of_their_own_are_fine(tmp_path: Path) -> None:
+    data = shared_spec(**{name: {"root_port": None} for name in ("ens3f0", "ens3f1")})
+    context = simulated_host(tmp_path, data)
+    assert findings(context) == []
+
+
+def test_the_functions_of_one_device_count_once(tmp_path: Path) -> None:
+    """The second pair renumbered 0000:18:01.0/.1 — functions of the first card's device
+    (one bus below the port, as ARI numbers them) — share that device's own link: the four
+    ports are one card's design (100 Gbit/s on a x8 Gen3 card), not two devices crowding a
+    link, and the card runs at the link it was built for."""
+    moved = {"ens3f0": {"pci_address": "0000:18:01.0"}, "ens3f1": {"pci_address": "0000:18:01.1"}}
+    context = simulated_host(tmp_path, shared_spec(**moved))
+    assert findings(context) == []
+
+
+def test_a_narrow_shared_link_counts_each_device_at_most_at_its_own_link(
+    hosts: dict[str, RuleContext],
+) -> None:
+    """With the second card trained x1 (7.9 Gbit/s) it can send no more than that up the
+    shared link: 50 + 7.9 = 57.9 of 63, no finding from the shared link (the x1 card's own
+    downgrade is found on the card)."""
+    inventory = hosts["shared_pcie_link"].inventory.model_copy(deep=True)
+    for function in inventory.pcie.functions:
+        if function.card_address == "0000:19:00":
+            function.link.current_width = 1
+    found = findings(RuleContext(inventory=inventory))
+    assert {(f.rule, f.entity.name) for f in found} == {
+        ("pcie.link.downgraded", "0000:19:00.0 NIC ens3f0, ens3f1")
+    }

@@ -15,7 +15,7 @@ from pinchpoint.rules import sas
 from pinchpoint.rules.base import RuleContext
 from pinchpoint.rules.config import Config, EntityOverride, RuleSettings
 from pinchpoint.rules.engine import evaluate
-from pinchpoint.simulator import load_spec, write_snapshot
+from pinchpoint.simulator import load_spec, spec_from_data, write_snapshot
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 SPECS = FIXTURES / "specs"
@@ -32,6 +32,9 @@ def inventories(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Inventory
         "disk_missing_one_path",
         "degraded_hba_phy",
         "mpi3mr_no_transport",
+        "degraded_sas_port",
+        "phy_errors_sweep1",
+        "phy_errors_sweep2",
     ):
         out = tmp_path_factory.mktemp(name)
         write_snapshot(load_spec(SPECS / f"{name}.toml"), out)
@@ -184,7 +187,8 @@ def _drop_phy(inventory: Inventory, connector: int, phy_identifier: int) -> Inve
     phy = next(p for p in port.phys if p.phy_identifier == phy_identifier)
     port.phys.remove(phy)
     port.width -= 1
-    hba.idle_phys.append(Phy(**{**phy.model_dump(exclude={"link_up"}), "negotiated_gbps": None}))
+    lost = {"negotiated_gbps": None, "negotiated_text": "Unknown"}
+    hba.idle_phys.append(Phy(**{**phy.model_dump(exclude={"link_up"}), **lost}))
     return changed
 
 
@@ -193,7 +197,14 @@ def test_a_wide_port_that_lost_a_lane_is_degraded(inventories: dict[str, Invento
     findings, _ = run(inventory)
     assert [f.rule for f in findings] == ["sas.port.degraded"]
     facts = {f.name: f.value for f in findings[0].evidence[0].facts}
-    assert facts == {"phys up": 3, "port width": 3, "peers' width": 4, "bandwidth lost": 25.0}
+    assert facts == {
+        "phys up": 3,
+        "port width": 3,
+        "connector lanes": 4,
+        "peers' width": 4,
+        "bandwidth lost": 25.0,
+        "phy 3": "Unknown",
+    }
     assert findings[0].entity.name.endswith("connector 0")
 
 
@@ -205,6 +216,68 @@ def test_a_narrow_port_to_a_disk_is_not_a_degraded_wide_port(
     assert narrow  # the real capture has a disk cabled straight to one phy
     findings, _ = run(real)
     assert of_rule(findings, "sas.port.degraded") == []
+
+
+def test_simulated_lanes_down_in_both_shapes(inventories: dict[str, Inventory]) -> None:
+    """degraded_sas_port.toml: hba1's connector 0 was built without its lane 2 (a 3-wide
+    port, the phy idle, "Unknown"); hba2's connector 1 keeps its switched-off lane 5 in the
+    port ("Phy disabled"). Both are 3 of 4 lanes; nothing else of the SAS rules fires."""
+    findings, _ = run(inventories["degraded_sas_port"])
+    assert sorted((f.rule, f.entity.name) for f in findings) == [
+        ("sas.port.degraded", "0000:03:00.0 SAS9300-8e connector 0"),
+        ("sas.port.degraded", "0000:81:00.0 SAS9300-8e connector 1"),
+    ]
+    by_name = {f.entity.name: f.evidence[0] for f in findings}
+    built_without = by_name["0000:03:00.0 SAS9300-8e connector 0"]
+    facts = {f.name: f.value for f in built_without.facts}
+    assert (facts["phys up"], facts["port width"], facts["connector lanes"]) == (3, 3, 4)
+    assert facts["phy 2"] == "Unknown"
+    assert "2 (Unknown, not in the port)" in built_without.summary
+    switched_off = by_name["0000:81:00.0 SAS9300-8e connector 1"]
+    facts = {f.name: f.value for f in switched_off.facts}
+    assert (facts["phys up"], facts["port width"], facts["bandwidth lost"]) == (3, 4, 25.0)
+    assert "5 (Phy disabled)" in switched_off.summary
+
+
+def test_a_lane_down_on_the_only_expander_port_is_found_by_its_connector(
+    tmp_path: Path,
+) -> None:
+    """One HBA connector to one JBOD, lane 1 found without link: no peer port to compare
+    with, but the connector's fourth lane idles without link beside a 3-wide port."""
+    data = {
+        "hba": [{"name": "h1"}],
+        "enclosure": [{"name": "E1", "bays": 4, "io_modules": 1}],
+        "chain": [{"hba": "h1", "enclosures": ["E1"]}],
+        "lane_down": [{"hba": "h1", "phy": 1}],
+    }
+    write_snapshot(spec_from_data(data), tmp_path / "host")
+    findings, _ = run(collect_inventory(SnapshotSource(tmp_path / "host")))
+    (finding,) = findings
+    assert finding.rule == "sas.port.degraded"
+    assert finding.title.endswith("connector 0: 3 of 4 phys up")
+    facts = {f.name: f.value for f in finding.evidence[0].facts}
+    assert (facts["port width"], facts["connector lanes"], facts["peers' width"]) == (3, 4, 3)
+
+
+def test_phy_errors_between_two_simulated_sweeps(inventories: dict[str, Inventory]) -> None:
+    """phy_errors_sweep1.toml then phy_errors_sweep2.toml: hba1 phy 1's counters rose; the
+    expander phy that kept its 3 old errors and hba2's phy whose counter was reset say
+    nothing."""
+    before, after = inventories["phy_errors_sweep1"], inventories["phy_errors_sweep2"]
+    assert run(before)[0] == [] and run(after)[0] == []  # alone, old totals say nothing
+    findings, skipped = run(after, previous=before)
+    assert skipped == []
+    (finding,) = findings
+    assert finding.rule == "sas.phy.errors"
+    assert finding.entity.name == "0000:03:00.0 SAS9300-8e connector 0 phy 1"
+    assert finding.title.endswith("772 new phy errors since the last sweep")
+    facts = {f.name: f.value for f in finding.evidence[0].facts}
+    assert facts["invalid dword count"] == 400
+    assert facts["running disparity error count"] == 368
+    assert facts["loss of dword sync count"] == 4
+    assert "phy reset problem count" not in facts
+    findings, _ = run(after, previous=after)
+    assert findings == []
 
 
 def _with_errors(inventory: Inventory, invalid_dwords: int, disparity: int) -> Inventory:

@@ -66,6 +66,11 @@ def test_rate_and_speed_texts() -> None:
 def test_pci_placement() -> None:
     assert default_root_port("0000:03:00.0") == "0000:00:03.0"
     assert default_root_port("0000:81:00.0") == "0000:80:01.0"
+    # buses 32 apart (an HBA at 0x01, FC ports at 0x41, an NVMe drive at 0x61) each get a
+    # root port of their own, as functions of one root complex device
+    ports = [default_root_port(f"0000:{bus:02x}:00.0") for bus in (0x01, 0x21, 0x41, 0x61)]
+    assert ports == ["0000:00:01.0", "0000:00:01.1", "0000:00:01.2", "0000:00:01.3"]
+    assert default_root_port("0000:c1:00.0") == "0000:80:01.2"
     assert pci_host_bridge("0000:80:01.0") == "pci0000:80"
     assert default_pci_address(0, 0) == "0000:03:00.0"
     assert default_pci_address(1, 1) == "0000:82:00.0"

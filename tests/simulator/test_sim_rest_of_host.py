@@ -92,14 +92,20 @@ def test_downgraded_nic(scenario: Callable[[str], Path]) -> None:
     inv = inventory_of(scenario("downgraded_nic"))
     assert lines(inv) == []
     nic = inv.network.nic("eno1")
-    assert nic is not None and nic.pci_address == "0000:00:1f.6"
+    assert nic is not None and nic.pci_address == "0000:01:00.0"
     peers = [n for n in inv.network.nics if n.name != "eno1"]  # its 1 GbE peers (field case 3)
     assert len(peers) == 3 and {n.speed_mbps for n in peers} == {1000}
+    models = {
+        (f.driver, f.vendor_id, f.device_id)
+        for f in inv.pcie.functions
+        if f.pci_address in {n.pci_address for n in inv.network.nics}
+    }
+    assert models == {("igb", "0x8086", "0x1521")}  # identical peers: one driver, one model
     assert nic.speed_mbps == 100
     assert nic.max_supported_speed_mbps == 1000
     assert nic.max_common_speed_mbps == 100
     assert nic.duplex is Duplex.FULL
-    assert nic.driver is not None and nic.driver.driver == "e1000e"
+    assert nic.driver is not None and nic.driver.driver == "igb"
     assert nic.settings is not None and nic.settings.partner_link_modes == [
         "10baseT/Half",
         "10baseT/Full",

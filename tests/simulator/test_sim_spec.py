@@ -143,6 +143,89 @@ def test_every_field_but_names_has_a_default() -> None:
         (small(enclosure=[{"bays": 12}, {"name": "E2"}]), "enclosure[0].name: Field required"),
         (small(enclosure=[{"name": "E1", "logical_id": "0x12"}, {"name": "E2"}]), "logical_id"),
         (small(hba=[{"name": "h1"}, {"name": "h1"}]), "hba: 'h1' is used twice"),
+        (small(lane_down=[{"hba": "h9", "phy": 1}]), "lane_down[0].hba: unknown HBA 'h9'"),
+        (small(lane_down=[{"hba": "h1", "phy": 8}]), "lane_down[0].phy: HBA 'h1' has phys 0..7"),
+        (
+            small(lane_down=[{"hba": "h1", "phy": 5}]),
+            "lane_down[0].phy: phy 5 is on connector 1 of HBA 'h1', which no chain cables",
+        ),
+        (
+            small(lane_down=[{"hba": "h1", "phy": 1, "state": "Gone"}]),
+            "lane_down[0].state: Input should be 'Unknown' or 'Phy disabled'",
+        ),
+        (
+            small(lane_down=[{"hba": "h1", "phy": p} for p in range(4)]),
+            "every lane of HBA 'h1' connector 0 is down",
+        ),
+        (
+            small(lane_down=[{"hba": "h1", "phy": 1}, {"hba": "h1", "phy": 1}]),
+            "lane_down[1]: HBA 'h1' phy 1 is listed twice",
+        ),
+        (
+            small(
+                lane_down=[{"hba": "h1", "phy": 1}],
+                degraded_link=[{"hba": "h1", "phy": 1, "rate_gbps": 6.0}],
+            ),
+            "lane_down[0]: phy 1 is also a degraded_link",
+        ),
+        (small(phy_errors=[{"phy": 1}]), "phy_errors[0]: give either hba and phy, or enclosure"),
+        (
+            small(phy_errors=[{"hba": "h1", "enclosure": "E1", "phy": 1}]),
+            "phy_errors[0]: give either hba and phy",
+        ),
+        (small(phy_errors=[{"hba": "h1", "phy": 8}]), "phy_errors[0].phy: HBA 'h1' has phys 0..7"),
+        (
+            small(phy_errors=[{"enclosure": "E1", "phy": 33}]),
+            "phy_errors[0].phy: the main expander of 'E1' has phys 0..32",
+        ),
+        (
+            small(phy_errors=[{"hba": "h1", "phy": 1, "invalid_dword_count": -1}]),
+            "phy_errors[0].invalid_dword_count",
+        ),
+        (
+            small(partition=[{"enclosure": "E9", "bay": 0}]),
+            "partition[0].enclosure: unknown enclosure 'E9'",
+        ),
+        (
+            small(
+                enclosure=[{"name": "E1", "empty_bays": [3]}, {"name": "E2"}],
+                partition=[{"enclosure": "E1", "bay": 3}],
+            ),
+            "partition[0].bay: bay 3 holds no disk",
+        ),
+        (
+            small(partition=[{"enclosure": "E1", "bay": 0, "start": 0}]),
+            "partition[0].start: Input should be greater than or equal to 1",
+        ),
+        (
+            small(partition=[{"enclosure": "E1", "bay": 0, "start": 23437770752}]),
+            "partition[0]: it ends beyond the disk's 23437770752 sectors",
+        ),
+        (
+            small(
+                partition=[
+                    {"enclosure": "E1", "bay": 0, "start": 2048, "size": 4096},
+                    {"enclosure": "E1", "bay": 0, "number": 2, "start": 4096},
+                ]
+            ),
+            "partition: E1 bay 0: partitions 1 and 2 overlap",
+        ),
+        (
+            small(
+                partition=[
+                    {"enclosure": "E1", "bay": 0, "start": 2048, "size": 2048},
+                    {"enclosure": "E1", "bay": 0, "start": 8192},
+                ]
+            ),
+            "partition: E1 bay 0 has a partition number twice",
+        ),
+        (
+            small(
+                zfs={"pool": [{"name": "tank", "enclosures": ["E1", "E2"]}]},
+                partition=[{"enclosure": "E2", "bay": 5}],
+            ),
+            "partition[0]: E2 bay 5 is one of ZFS pool 'tank''s bays",
+        ),
     ],
 )
 def test_validation_errors_name_the_field(data: dict[str, Any], expected: str) -> None:

@@ -23,3 +23,27 @@ def procfs_copy(tmp_path: Path) -> Path:
     target = tmp_path / "snapshot"
     shutil.copytree(PROCFS_SNAPSHOT, target, symlinks=True)
     return target
+
+
+from postgres_db import postgres_admin  # noqa: E402  (the fixture, for every test directory)
+
+__all__ = ["postgres_admin"]
+
+
+SERVER_TEST_DIRS = ("api", "web")  # start uvicorn servers whose threads live for the session
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the tests that start servers last: their threads stay up for the session, and a
+    process with other threads must not fork, so the inventory's forked-child tests would
+    quietly stop testing the fork after them."""
+    tests_root = Path(__file__).parent
+
+    def starts_servers(item: pytest.Item) -> bool:
+        try:
+            relative = Path(str(item.path)).relative_to(tests_root)
+        except ValueError:
+            return False
+        return relative.parts[0] in SERVER_TEST_DIRS
+
+    items.sort(key=starts_servers)

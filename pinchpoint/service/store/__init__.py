@@ -1,0 +1,39 @@
+"""The report store: reports, inventories, finding states, mutes and statistics series of
+every host, in SQLite (WAL) or PostgreSQL, with Alembic migrations (`docs/store.md`)."""
+
+from pinchpoint.service.store.database import StoreError, StoreInputError
+from pinchpoint.service.store.records import (
+    FindingRecord,
+    FindingState,
+    HostRecord,
+    MuteRecord,
+    Origin,
+    Page,
+    PruneResult,
+    ReportDiff,
+    ReportSummary,
+    SavedReport,
+    SeverityCounts,
+    StoredReport,
+)
+from pinchpoint.service.store.store import Store
+from pinchpoint.stats.series import SeriesQuery
+
+__all__ = [
+    "FindingRecord",
+    "FindingState",
+    "HostRecord",
+    "MuteRecord",
+    "Origin",
+    "Page",
+    "PruneResult",
+    "ReportDiff",
+    "ReportSummary",
+    "SavedReport",
+    "SeriesQuery",
+    "SeverityCounts",
+    "Store",
+    "StoreError",
+    "StoreInputError",
+    "StoredReport",
+]

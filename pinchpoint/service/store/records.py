@@ -1,0 +1,170 @@
+"""What the report store returns: reports with how they were stored, summaries, findings across
+reports with their state, mutes, hosts, diffs and what a prune removed.
+
+Pydantic models, so the API serves them as they are.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Generic, Literal, TypeVar
+
+from pydantic import BaseModel, Field
+
+from pinchpoint.model.findings import EntityRef, Finding, Report, Severity
+from pinchpoint.model.inventory import HostInfo
+from pinchpoint.service.events import FindingTransition
+
+T = TypeVar("T")
+
+Origin = Literal["sweep", "push", "upload", "cli"]
+ORIGINS: tuple[Origin, ...] = ("sweep", "push", "upload", "cli")
+
+
+class FindingState(StrEnum):
+    """Where a finding of one host stands across its reports."""
+
+    PENDING = "pending"  # seen, but not yet in `raise_after` consecutive reports
+    OPEN = "open"  # raised, and no mute holds
+    MUTED = "muted"  # raised, and a mute holds (computed when asked, from the mutes)
+    RESOLVED = "resolved"  # absent from `resolve_after` consecutive reports
+
+
+class SeverityCounts(BaseModel):
+    """How many findings of each severity."""
+
+    critical: int = 0
+    warning: int = 0
+    info: int = 0
+
+    def total(self) -> int:
+        return self.critical + self.warning + self.info
+
+
+class Page(BaseModel, Generic[T]):
+    """One page of a longer list: `total` items match, `items` are those from `offset` on."""
+
+    items: list[T]
+    total: int
+    limit: int
+    offset: int
+
+
+class StoredReport(BaseModel):
+    """A report as it was saved, with how and when it arrived."""
+
+    id: int
+    origin: Origin
+    duration_s: float | None
+    stored_at: datetime
+    has_inventory: bool = False  # the sweep's inventory was saved with it
+    report: Report
+
+
+class ReportSummary(BaseModel):
+    """One report without its findings' bodies: for lists and the history of a host."""
+
+    id: int
+    host: str
+    generated_at: datetime
+    stored_at: datetime
+    origin: Origin
+    duration_s: float | None
+    findings: SeverityCounts  # findings no mute held when the report was made
+    muted: int = 0  # findings a mute held
+    worst: Severity | None  # the worst unmuted finding's severity
+    rules_evaluated: int
+    skipped: int = 0  # rules that did not run
+    collection_problems: int  # collectors that failed
+    has_inventory: bool = False
+
+
+class SavedReport(BaseModel):
+    """What `save_report` did: the new report's id, and the state changes to notify."""
+
+    id: int
+    host: str
+    generated_at: datetime
+    stored_at: datetime
+    inventory_id: int | None = None
+    inventory_stored: bool = False  # True when the inventory was new (not already stored)
+    # False when the report is older than the host's newest one (a late push): it is kept as
+    # history, but finding states did not move.
+    states_advanced: bool = True
+    # True when this host's report of the same generated_at was already stored (a retried
+    # push): nothing was written, `id` is the stored report's.
+    duplicate: bool = False
+    transitions: list[FindingTransition] = Field(default_factory=list)
+
+
+class MuteRecord(BaseModel):
+    """A stored mute: for one host or (host None) every host."""
+
+    id: int
+    host: str | None
+    rule: str
+    entity_id: str
+    until: datetime | None
+    reason: str
+    severity_at_mute: Severity | None
+    created_at: datetime
+    created_by: str | None
+    # Not expired. A mute also stops holding for a finding that got worse than
+    # `severity_at_mute`; that is per finding, and shows in the finding's state.
+    active: bool
+
+
+class FindingRecord(BaseModel):
+    """One finding of one host across its reports: its state and history, and its last body."""
+
+    host: str
+    id: str  # "<rule>@<entity id>"
+    rule: str
+    category: str
+    severity: Severity  # as in the last report that held it
+    title: str
+    entity: EntityRef
+    state: FindingState
+    first_seen: datetime  # generated_at of the first report that held it
+    last_seen: datetime  # … and of the last one
+    times_seen: int  # reports that held it
+    opened_at: datetime | None = None  # when it last became open
+    resolved_at: datetime | None = None  # when it last became resolved
+    finding: Finding  # the last body seen
+    mute: MuteRecord | None = None  # the mute that holds for it now, if any
+
+
+class ReportDiff(BaseModel):
+    """Findings of report `b` against report `a`, by finding id."""
+
+    a: ReportSummary
+    b: ReportSummary
+    new: list[Finding]  # in b, not in a
+    resolved: list[Finding]  # in a, not in b (a's body)
+    persisting: list[Finding]  # in both (b's body)
+    worsened: list[Finding]  # in both, more severe in b (b's body)
+
+
+class HostRecord(BaseModel):
+    """One host of the fleet as the store knows it."""
+
+    name: str
+    first_seen: datetime  # generated_at of its first report
+    last_seen: datetime  # … and of its newest
+    reports: int
+    latest_report_id: int | None
+    open_findings: SeverityCounts  # open, no mute holding
+    muted_findings: int
+    pending_findings: int
+    host: HostInfo | None  # from its newest report
+
+
+class PruneResult(BaseModel):
+    """How many rows a prune removed, of each kind."""
+
+    reports: int = 0
+    inventories: int = 0
+    inventory_parts: int = 0
+    finding_states: int = 0
+    mutes: int = 0

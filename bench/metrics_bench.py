@@ -1,0 +1,129 @@
+"""Benchmark: the `/metrics` exposition of the simulated 1,920-path host, and its series count.
+
+Simulates `tests/fixtures/specs/bench_host.toml` (4 HBAs, 16 JBODs × 60 dual-ported disks =
+1,920 disk paths, 96 expanders, 16 NICs, 2 bonds, 4 FC ports), inventories and checks it as a
+sweep does, adds a latency summary for each of its 960 disks (what the service exports per
+disk) and sweep and notification counters, then times `metrics_exposition` — a fresh registry,
+every family built and encoded — best and median of N runs, in the text format and in
+OpenMetrics, and counts the series per metric.
+
+Target (issue 6): well under 50 ms per scrape on the 2-core development VM.
+
+    python bench/metrics_bench.py [--runs 30] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+
+from machine import machine_line
+from prometheus_client.parser import text_string_to_metric_families
+
+from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.source import SnapshotSource
+from pinchpoint.console import scratch_dir
+from pinchpoint.model.findings import EntityKind, EntityRef
+from pinchpoint.rules.catalog import CATALOG
+from pinchpoint.rules.engine import build_report, rule_context
+from pinchpoint.service.metrics import (
+    LatencySummary,
+    MetricsInput,
+    SweepCounters,
+    metrics_exposition,
+)
+from pinchpoint.service.notify import NotifyCounts
+from pinchpoint.simulator import load_spec, write_snapshot
+from pinchpoint.stats.gather import gather_statistics
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = ROOT / "tests" / "fixtures" / "specs" / "bench_host.toml"
+OPENMETRICS = "application/openmetrics-text; version=1.0.0"
+
+
+def host_input(snapshot: Path) -> MetricsInput:
+    """What the service holds for the host after a sweep."""
+    source = SnapshotSource(snapshot)
+    inventory = collect_inventory(source)
+    gathered = gather_statistics(source, inventory, live=False)
+    report = build_report(rule_context(inventory, gathered), CATALOG)
+    latency = [
+        LatencySummary(
+            entity=EntityRef(kind=EntityKind.DISK, id=disk.id, name=f"{disk.serial}"),
+            read_await_ms=5.0 + index % 17,
+            write_await_ms=3.0 + index % 11,
+            queue=1.0 + index % 5,
+            util_percent=float(index % 100),
+            iops=100.0 + index,
+        )
+        for index, disk in enumerate(inventory.sas.disks)
+    ]
+    return MetricsInput(
+        host=inventory.host.hostname or "bench",
+        inventory=inventory,
+        report=report,
+        open_findings=report.findings,
+        sweeps=SweepCounters(
+            sweeps=8640, errors=3, last_duration_s=4.8, last_success=datetime.now(UTC)
+        ),
+        notifications=NotifyCounts(sent=120, failed=1, retried=9),
+        latency=latency,
+    )
+
+
+def timed(
+    data: MetricsInput, accept: str | None, runs: int
+) -> tuple[list[float], list[float], bytes]:
+    """Wall and CPU seconds of each run (the VM is shared: CPU time is the steadier figure)."""
+    walls, cpus = [], []
+    body = b""
+    for _ in range(runs):
+        start, start_cpu = time.perf_counter(), time.process_time()
+        body, _ = metrics_exposition(data, accept)
+        walls.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - start_cpu)
+    return walls, cpus, body
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--keep", type=Path, help="Simulate into (or reuse) this directory.")
+    args = parser.parse_args()
+    print(machine_line())
+    with tempfile.TemporaryDirectory(dir=scratch_dir()) as scratch:
+        snapshot = args.keep or Path(scratch, "bench_host")
+        if not snapshot.exists():
+            write_snapshot(load_spec(SPEC), snapshot)
+        data = host_input(snapshot)
+    inventory = data.inventory
+    assert inventory is not None
+    print(
+        f"host: {len(inventory.sas.disks)} disks, {inventory.sas.path_count} paths, "
+        f"{len(inventory.sas.expanders)} expanders, {len(inventory.network.nics)} NICs, "
+        f"{len(inventory.fc.ports)} FC ports, {len(data.open_findings)} open findings"
+    )
+    for label, accept in (("text 0.0.4", None), ("OpenMetrics", OPENMETRICS)):
+        walls, cpus, body = timed(data, accept, args.runs)
+        print(
+            f"exposition ({label}), {len(body):,} bytes, {args.runs} runs: wall best "
+            f"{min(walls) * 1000:.1f} ms, median {statistics.median(walls) * 1000:.1f} ms; "
+            f"CPU best {min(cpus) * 1000:.1f} ms, median {statistics.median(cpus) * 1000:.1f} ms"
+        )
+    body, _ = metrics_exposition(data)
+    series: Counter[str] = Counter()
+    for family in text_string_to_metric_families(body.decode("utf-8")):
+        for sample in family.samples:
+            series[sample.name] += 1
+    print(f"series: {sum(series.values()):,} in {len(series)} metrics")
+    for name, count in series.most_common():
+        print(f"  {count:6,}  {name}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,561 @@
+"""`GET /metrics`: the host's topology, open findings, sweeps and notifications for Prometheus.
+
+Built per scrape from what the service already holds (the newest inventory and report, the
+store's open findings, sweep and notification counters, latency summaries) by one collector in a
+fresh registry: no global state, nothing to keep in step. Every metric carries `host`; the rest
+of its labels name the thing by stable id and by the name a technician uses. Units are base
+units as `promtool check metrics` wants them (seconds, bytes per second — a link's line rate
+÷ 8 —, transfers per second, ratios). docs/prometheus.md lists every
+metric, the series count of a large host, a fleet scrape config and example alert rules.
+
+Cardinality is bounded on purpose: SAS rates are per HBA port and per expander-to-expander link
+(the slowest phy of the link and its count of phys up), never per disk phy; NICs are physical
+ones only; PCIe functions leave out SR-IOV virtual functions; latency is per whole device.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import UTC, datetime
+
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    InfoMetricFamily,
+    Metric,
+)
+from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4, choose_encoder, generate_latest
+from prometheus_client.registry import CollectorRegistry
+from pydantic import BaseModel, Field
+
+from pinchpoint import __version__
+from pinchpoint.model.findings import EntityKind, EntityRef, Finding, Report
+from pinchpoint.model.inventory import Inventory
+from pinchpoint.model.network import NicKind
+from pinchpoint.model.sas import Phy
+from pinchpoint.service.notify import NotifyCounts
+
+GBIT_BYTES = 1e9 / 8  # SAS and FC rates: the model keeps them in Gbit/s
+MBIT_BYTES = 1e6 / 8  # NIC speeds: the model keeps them in Mbit/s
+GIGA = 1e9  # PCIe: the model keeps GT/s
+MS = 1e-3
+
+
+class SweepCounters(BaseModel):
+    """The sweep worker's counters since the service started."""
+
+    sweeps: int = 0
+    errors: int = 0
+    last_duration_s: float | None = None
+    last_success: datetime | None = None
+    collection_problems: int = 0  # parts of the host the newest sweep could not read
+
+
+class LatencySummary(BaseModel):
+    """iostat-style figures of one whole device over the newest statistics interval."""
+
+    entity: EntityRef
+    read_await_ms: float | None = None
+    write_await_ms: float | None = None
+    queue: float | None = None  # average I/Os queued (aqu-sz)
+    util_percent: float | None = None
+    iops: float | None = None
+
+
+class MetricsInput(BaseModel):
+    """Everything one scrape shows; an inventory or report not made yet is None."""
+
+    host: str
+    inventory: Inventory | None = None
+    report: Report | None = None
+    open_findings: list[Finding] = Field(default_factory=list)  # raised in the store
+    sweeps: SweepCounters = Field(default_factory=SweepCounters)
+    notifications: NotifyCounts | None = None
+    latency: list[LatencySummary] = Field(default_factory=list)
+    demo: bool = False
+
+
+def _timestamp(moment: datetime) -> float:
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
+
+
+class _Families:
+    """Gauges by name, created on first use with their help text and label names."""
+
+    def __init__(self, host: str) -> None:
+        self.host = host
+        self.metrics: dict[str, Metric] = {}
+
+    def gauge(self, name: str, help_text: str, labels: Sequence[str] = ()) -> GaugeMetricFamily:
+        found = self.metrics.get(name)
+        if found is None:
+            found = GaugeMetricFamily(name, help_text, labels=["host", *labels])
+            self.metrics[name] = found
+        assert isinstance(found, GaugeMetricFamily)
+        return found
+
+    def set(
+        self,
+        name: str,
+        help_text: str,
+        value: float | None,
+        labels: dict[str, str | None] | None = None,
+    ) -> None:
+        """One sample; a value that is not known (None) is left out, never exported as 0."""
+        labels = labels or {}
+        family = self.gauge(name, help_text, list(labels))
+        if value is not None:
+            family.add_metric([self.host, *(v or "" for v in labels.values())], float(value))
+
+    def counter(self, name: str, help_text: str, value: float) -> None:
+        family = CounterMetricFamily(name, help_text, labels=["host"])
+        family.add_metric([self.host], value)
+        self.metrics[name] = family
+
+
+def _link_rates(phys: Iterable[Phy]) -> tuple[int, int, float | None, float | None]:
+    """Phys, phys up, the slowest negotiated rate of those up, and the fastest hardware maximum
+    (rates in bytes/s): a lane that fell back to 6 Gbit/s or dropped out shows."""
+    phys = list(phys)
+    up = [p.negotiated_gbps for p in phys if p.negotiated_gbps is not None]
+    maxima = [m for p in phys if (m := p.maximum_hw_gbps or p.maximum_gbps) is not None]
+    slowest = min(up) * GBIT_BYTES if up else None
+    fastest = max(maxima) * GBIT_BYTES if maxima else None
+    return len(phys), len(up), slowest, fastest
+
+
+def _sas(out: _Families, inventory: Inventory) -> None:
+    sas = inventory.sas
+    out.set("pinchpoint_sas_hbas", "SAS HBAs found.", len(sas.hbas))
+    out.set("pinchpoint_enclosures", "Enclosures (JBODs) found.", len(sas.enclosures))
+    out.set("pinchpoint_disks", "SAS and SATA disks behind the HBAs.", len(sas.disks))
+    out.set("pinchpoint_disk_paths", "Paths to those disks, all together.", sas.path_count)
+    by_paths = Counter(d.path_count for d in sas.disks)
+    for paths, count in sorted(by_paths.items()):
+        out.set(
+            "pinchpoint_disks_by_paths",
+            "Disks by how many distinct HBA ports reach them.",
+            count,
+            {"paths": str(paths)},
+        )
+    disks_in = Counter(d.enclosure_id for d in sas.disks if d.enclosure_id)
+    for enclosure in sas.enclosures:
+        labels: dict[str, str | None] = {
+            "enclosure_id": enclosure.id,
+            "enclosure": enclosure.name,
+            "logical_id": enclosure.logical_id,
+        }
+        out.set(
+            "pinchpoint_enclosure_paths",
+            "Distinct HBA ports reaching the enclosure.",
+            enclosure.paths,
+            labels,
+        )
+        out.set(
+            "pinchpoint_enclosure_paths_expected",
+            "Paths the enclosure should have (its I/O modules, or the configured number).",
+            enclosure.paths_expected,
+            labels,
+        )
+        slots = enclosure.bay_count if enclosure.bay_count is not None else len(enclosure.slots)
+        out.set("pinchpoint_enclosure_slots", "Bays of the enclosure.", slots, labels)
+        out.set(
+            "pinchpoint_enclosure_slots_occupied",
+            "Bays SES reports as holding a device.",
+            sum(1 for s in enclosure.slots if s.occupied),
+            labels,
+        )
+        out.set(
+            "pinchpoint_enclosure_slots_faulted",
+            "Bays whose fault indicator is on.",
+            sum(1 for s in enclosure.slots if s.fault),
+            labels,
+        )
+        out.set(
+            "pinchpoint_enclosure_disks",
+            "Disks the inventory places in the enclosure.",
+            disks_in.get(enclosure.id, 0),
+            labels,
+        )
+    for hba in sas.hbas:
+        for port in hba.ports:
+            labels = {"hba": hba.label, "port_id": port.id, "port": port.name}
+            phys, up, slowest, fastest = _link_rates(port.phys)
+            out.set("pinchpoint_sas_port_phys", "Phys (lanes) of the HBA port.", phys, labels)
+            out.set("pinchpoint_sas_port_phys_up", "Phys of the HBA port with a link.", up, labels)
+            out.set(
+                "pinchpoint_sas_port_negotiated_rate_bytes_per_second",
+                "Slowest negotiated line rate (bytes/s) among the port's phys that are up.",
+                slowest,
+                labels,
+            )
+            out.set(
+                "pinchpoint_sas_port_max_rate_bytes_per_second",
+                "Fastest link rate the port's phys can do (hardware maximum).",
+                fastest,
+                labels,
+            )
+    hba_labels = {h.id: h.label for h in sas.hbas}
+    for chain in sas.chains:
+        labels = {"hba": hba_labels.get(chain.hba_id, chain.hba_id), "port_id": chain.hba_port_id}
+        out.set(
+            "pinchpoint_sas_chain_enclosures",
+            "Enclosures sharing one HBA port's link.",
+            chain.enclosure_count,
+            labels,
+        )
+        out.set(
+            "pinchpoint_sas_chain_depth",
+            "Enclosures a cable passes through to reach the farthest one on the port.",
+            chain.depth,
+            labels,
+        )
+    names = {e.id: e.name for e in sas.enclosures}
+    for expander in sas.expanders:
+        links: dict[str, list[Phy]] = defaultdict(list)
+        for phy in expander.phys:
+            if phy.attached_id and phy.attached_id.startswith("expander:"):
+                links[phy.attached_id].append(phy)
+        for attached, phys_of_link in sorted(links.items()):
+            labels = {
+                "expander_id": expander.id,
+                "enclosure": names.get(expander.enclosure_id or "", expander.enclosure_id),
+                "attached_id": attached,
+            }
+            phys, up, slowest, fastest = _link_rates(phys_of_link)
+            out.set(
+                "pinchpoint_sas_expander_link_phys",
+                "Phys of a link from an expander down to the next expander.",
+                phys,
+                labels,
+            )
+            out.set(
+                "pinchpoint_sas_expander_link_phys_up",
+                "Phys of that link with a link up.",
+                up,
+                labels,
+            )
+            out.set(
+                "pinchpoint_sas_expander_link_negotiated_rate_bytes_per_second",
+                "Slowest negotiated rate among the link's phys that are up.",
+                slowest,
+                labels,
+            )
+            out.set(
+                "pinchpoint_sas_expander_link_max_rate_bytes_per_second",
+                "Fastest rate the link's phys can do (hardware maximum).",
+                fastest,
+                labels,
+            )
+
+
+def _bytes(mbps: int | None) -> float | None:
+    return None if mbps is None else mbps * MBIT_BYTES
+
+
+def _network(out: _Families, inventory: Inventory) -> None:
+    for nic in inventory.network.nics:
+        if nic.kind is not NicKind.PHYSICAL:
+            continue
+        labels: dict[str, str | None] = {"nic_id": nic.id, "nic": nic.name, "bond": nic.bond}
+        out.set(
+            "pinchpoint_nic_up",
+            "1 when the NIC's operational state is up, else 0.",
+            1 if nic.operstate == "up" else 0,
+            labels,
+        )
+        out.set(
+            "pinchpoint_nic_speed_bytes_per_second",
+            "Speed the NIC's link runs at (absent when it has no link).",
+            _bytes(nic.speed_mbps),
+            labels,
+        )
+        out.set(
+            "pinchpoint_nic_max_speed_bytes_per_second",
+            "Fastest link mode the NIC supports (ethtool).",
+            _bytes(nic.max_supported_speed_mbps),
+            labels,
+        )
+        out.set(
+            "pinchpoint_nic_max_common_speed_bytes_per_second",
+            "Fastest link mode both the NIC and its link partner advertise.",
+            _bytes(nic.max_common_speed_mbps),
+            labels,
+        )
+    for bond in inventory.network.bonds:
+        labels = {"bond_id": bond.id, "bond": bond.name, "mode": bond.mode}
+        out.set("pinchpoint_bond_members", "Members of the bond.", len(bond.members), labels)
+        out.set(
+            "pinchpoint_bond_members_up", "Members whose MII status is up.", bond.members_up, labels
+        )
+        out.set(
+            "pinchpoint_bond_speed_bytes_per_second",
+            "Speed of the bond as the kernel reports it.",
+            _bytes(bond.speed_mbps),
+            labels,
+        )
+
+
+def _fc(out: _Families, inventory: Inventory) -> None:
+    for port in inventory.fc.ports:
+        labels: dict[str, str | None] = {
+            "port_id": port.id,
+            "port": port.scsi_host,
+            "wwpn": port.port_name,
+        }
+        out.set(
+            "pinchpoint_fc_port_up", "1 when the FC port is Online, else 0.", port.online, labels
+        )
+        out.set(
+            "pinchpoint_fc_port_info",
+            "Always 1: the FC port's state and type as the kernel names them.",
+            1,
+            {**labels, "state": port.port_state, "port_type": port.port_type},
+        )
+        speed = None if port.speed_gbps is None else port.speed_gbps * GBIT_BYTES
+        fastest = port.max_supported_gbps
+        out.set(
+            "pinchpoint_fc_port_speed_bytes_per_second",
+            "Speed the FC port negotiated (nominal FC rate).",
+            speed,
+            labels,
+        )
+        out.set(
+            "pinchpoint_fc_port_max_speed_bytes_per_second",
+            "Fastest speed the FC port supports.",
+            None if fastest is None else fastest * GBIT_BYTES,
+            labels,
+        )
+
+
+def _pcie(out: _Families, inventory: Inventory) -> None:
+    for function in inventory.pcie.functions:
+        if function.virtual_function:
+            continue
+        link = function.link
+        labels: dict[str, str | None] = {
+            "pci_address": function.pci_address,
+            "kind": function.kind.value,
+            "driver": function.driver,
+        }
+
+        def gts(value: float | None) -> float | None:
+            return None if value is None else value * GIGA
+
+        out.set(
+            "pinchpoint_pcie_link_speed_transfers_per_second",
+            "Current PCIe link speed per lane (8.0 GT/s = 8e9).",
+            gts(link.current_speed_gts),
+            labels,
+        )
+        out.set(
+            "pinchpoint_pcie_link_max_speed_transfers_per_second",
+            "Fastest PCIe link speed per lane the device supports.",
+            gts(link.max_speed_gts),
+            labels,
+        )
+        out.set(
+            "pinchpoint_pcie_link_width_lanes",
+            "Current PCIe link width (0: link down).",
+            link.current_width,
+            labels,
+        )
+        out.set(
+            "pinchpoint_pcie_link_max_width_lanes",
+            "Widest PCIe link the device supports.",
+            link.max_width,
+            labels,
+        )
+
+
+def _findings(out: _Families, findings: Sequence[Finding]) -> None:
+    open_ = Counter((f.rule, f.severity.value) for f in findings if f.muted is None)
+    muted = Counter((f.rule, f.severity.value) for f in findings if f.muted is not None)
+    out.gauge("pinchpoint_findings_open", "Open findings not muted.", ["rule", "severity"])
+    out.gauge("pinchpoint_findings_muted", "Open findings muted on purpose.", ["rule", "severity"])
+    for (rule, severity), count in sorted(open_.items()):
+        labels: dict[str, str | None] = {"rule": rule, "severity": severity}
+        out.set("pinchpoint_findings_open", "", count, labels)
+    for (rule, severity), count in sorted(muted.items()):
+        out.set("pinchpoint_findings_muted", "", count, {"rule": rule, "severity": severity})
+
+
+LATENCY_METRICS = (  # name, help, LatencySummary field, factor to the base unit
+    (
+        "pinchpoint_disk_read_await_seconds",
+        "Mean time a read took, queue included (iostat r_await).",
+        "read_await_ms",
+        MS,
+    ),
+    (
+        "pinchpoint_disk_write_await_seconds",
+        "Mean time a write took, queue included (iostat w_await).",
+        "write_await_ms",
+        MS,
+    ),
+    (
+        "pinchpoint_disk_queue_length",
+        "Average I/Os queued and in flight (iostat aqu-sz).",
+        "queue",
+        1.0,
+    ),
+    (
+        "pinchpoint_disk_utilization_ratio",
+        "Share of the interval the device was busy (iostat %util / 100).",
+        "util_percent",
+        0.01,
+    ),
+    (
+        "pinchpoint_disk_io_per_second",
+        "Reads and writes completed per second.",
+        "iops",
+        1.0,
+    ),
+)
+
+
+def _latency(out: _Families, summaries: Sequence[LatencySummary]) -> None:
+    """Five series per whole device: the bulk of a large host's exposition, so built directly."""
+    if not summaries:
+        return
+    labels = ["entity_id", "name"]
+    families = [
+        (out.gauge(name, help_text, labels), field, factor)
+        for name, help_text, field, factor in LATENCY_METRICS
+    ]
+    for summary in summaries:
+        entity = summary.entity
+        if entity.kind is EntityKind.PARTITION:
+            continue  # its disk's figures already count its I/O
+        values = [out.host, entity.id, entity.name]
+        for family, field, factor in families:
+            figure = getattr(summary, field)
+            if figure is not None:
+                family.add_metric(values, figure * factor)
+
+
+class _HostCollector:
+    """Yields every family for one `MetricsInput`."""
+
+    def __init__(self, data: MetricsInput) -> None:
+        self.data = data
+
+    def collect(self) -> Iterator[Metric]:
+        data = self.data
+        out = _Families(data.host)
+        info = InfoMetricFamily("pinchpoint", "Version, and whether this is the demo host.")
+        info.add_metric(
+            [], {"host": data.host, "version": __version__, "demo": str(data.demo).lower()}
+        )
+        yield info
+        sweeps = data.sweeps
+        out.counter(
+            "pinchpoint_sweeps", "Sweeps finished since the service started.", sweeps.sweeps
+        )
+        out.counter("pinchpoint_sweep_errors", "Sweeps that failed.", sweeps.errors)
+        out.set(
+            "pinchpoint_sweep_duration_seconds",
+            "Duration of the newest sweep.",
+            sweeps.last_duration_s,
+        )
+        out.set(
+            "pinchpoint_sweep_last_success_timestamp_seconds",
+            "When the newest successful sweep ended (Unix time).",
+            None if sweeps.last_success is None else _timestamp(sweeps.last_success),
+        )
+        out.set(
+            "pinchpoint_collection_problems",
+            "Parts of the host the newest sweep could not read.",
+            sweeps.collection_problems,
+        )
+        if data.report is not None:
+            out.set(
+                "pinchpoint_report_timestamp_seconds",
+                "When the newest report was made (Unix time).",
+                _timestamp(data.report.generated_at),
+            )
+            out.set(
+                "pinchpoint_report_rules_evaluated",
+                "Rules the newest report evaluated.",
+                data.report.rules_evaluated,
+            )
+            out.set(
+                "pinchpoint_report_rules_skipped",
+                "Rules the newest report skipped (inputs missing or disabled).",
+                len(data.report.skipped),
+            )
+        _findings(out, data.open_findings)
+        if data.notifications is not None:
+            counts = data.notifications
+            out.counter(
+                "pinchpoint_notifications_sent", "Webhook deliveries accepted.", counts.sent
+            )
+            out.counter(
+                "pinchpoint_notifications_failed",
+                "Webhook deliveries given up (out of retries, refused, or dropped at shutdown).",
+                counts.failed,
+            )
+            out.counter(
+                "pinchpoint_notifications_retried",
+                "Webhook delivery attempts repeated.",
+                counts.retried,
+            )
+            out.set(
+                "pinchpoint_notifications_pending",
+                "Webhook deliveries queued or in flight.",
+                counts.pending,
+            )
+        if data.inventory is not None:
+            _sas(out, data.inventory)
+            _network(out, data.inventory)
+            _fc(out, data.inventory)
+            _pcie(out, data.inventory)
+        _latency(out, data.latency)
+        yield from out.metrics.values()
+
+
+def metrics_registry(data: MetricsInput) -> CollectorRegistry:
+    """A fresh registry holding one scrape's metrics."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_HostCollector(data))
+    return registry
+
+
+def _quality(parameters: Sequence[str]) -> float:
+    """The `q` of a media range (1 when it has none, 0 when it is garbled)."""
+    for parameter in parameters:
+        key, _, value = parameter.partition("=")
+        if key.strip().lower() == "q":
+            try:
+                return float(value)
+            except ValueError:
+                return 0.0
+    return 1.0
+
+
+def accepts_text_format(accept: str | None) -> bool:
+    """Whether an `Accept` header allows the text format 0.0.4 (no header: it does).
+
+    Prometheus lists OpenMetrics first and text/plain after it; both are acceptable to it, and
+    the text format costs a third less to encode (38 against 57 ms on the 1,920-path host), so
+    the text format is served whenever it is acceptable at all."""
+    if not accept:
+        return True
+    ranges = (media_range.split(";") for media_range in accept.split(","))
+    return any(
+        media_type.strip().lower() in ("text/plain", "text/*", "*/*") and _quality(parameters) > 0
+        for media_type, *parameters in ranges
+    )
+
+
+def metrics_exposition(data: MetricsInput, accept: str | None = None) -> tuple[bytes, str]:
+    """The exposition body and its content type: the Prometheus text format 0.0.4 whenever the
+    scraper's `Accept` header allows it, else OpenMetrics (what prometheus_client negotiates)."""
+    registry = metrics_registry(data)
+    if accepts_text_format(accept):
+        return generate_latest(registry), CONTENT_TYPE_PLAIN_0_0_4
+    encoder, content_type = choose_encoder(accept or "")
+    return encoder(registry), content_type

@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test venv system-deps lint typecheck pytest bench clean
+.PHONY: run test venv system-deps database lint typecheck pytest bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV) || (sh scripts/install-system-deps.sh python && $(PYTHON) -m venv $(VENV))
@@ -15,10 +15,13 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/pinchpoint inventory --demo-if-no-sas
+	$(BIN)/pinchpoint serve --demo-if-no-sas --open-reads
 
 system-deps:
 	sh scripts/install-system-deps.sh tools
+
+database:
+	sh scripts/start-postgres.sh
 
 lint: $(STAMP)
 	$(BIN)/ruff check pinchpoint tests bench
@@ -30,7 +33,7 @@ typecheck: $(STAMP)
 pytest: $(STAMP)
 	$(BIN)/pytest
 
-test: system-deps lint typecheck pytest
+test: system-deps database lint typecheck pytest
 
 bench: $(STAMP)
 	$(BIN)/python bench/inventory_bench.py

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from pinchpoint.report import ReportFormat
     from pinchpoint.rules.base import Rule
     from pinchpoint.rules.config import Config
+    from pinchpoint.service.checkup import Checkup
 
 
 class Format(StrEnum):
@@ -60,26 +61,26 @@ def _config(path: Path | None, catalog: tuple[Rule, ...]) -> Config:
 
 def check_host(
     snapshot: Path | None, demo: bool, config: Config, seconds: float, catalog: tuple[Rule, ...]
-) -> Report:
+) -> Checkup:
     """Collect (or read) the host, gather its statistics and evaluate `catalog` against it."""
-    from pinchpoint.checks.inventory import collect_inventory
     from pinchpoint.model.inventory import SourceKind
-    from pinchpoint.rules.engine import build_report, rule_context
-    from pinchpoint.stats.gather import gather_statistics
+    from pinchpoint.service.checkup import check_source
     from pinchpoint.stats_cli.show import host_source
 
     with host_source(snapshot, demo) as (source, kind), progress_bar() as progress:
         task = progress.add_task("inventory", total=None)
-        inventory = collect_inventory(
+        checkup = check_source(
             source,
             kind=kind or (SourceKind.DEMO if demo else None),
+            live=snapshot is None and not demo,
+            config=config,
+            seconds=seconds,
+            catalog=catalog,
             progress=progress_reporter(progress, task),
         )
-        live = snapshot is None and not demo
-        statistics = gather_statistics(source, inventory, live=live, seconds=seconds)
-    for note in statistics.notes:
+    for note in checkup.statistics.notes:
         errors.print(f"[yellow]statistics: {note}[/]", highlight=False)
-    return build_report(rule_context(inventory, statistics, config=config), catalog, config)
+    return checkup
 
 
 def _write(report: Report, form: ReportFormat, output: Path | None) -> None:
@@ -97,6 +98,24 @@ def _write(report: Report, form: ReportFormat, output: Path | None) -> None:
         output_console().print(report_view(report))
     else:
         sys.stdout.write(report_text(report, form))
+
+
+def _push(url: str, checkup: Checkup) -> None:
+    """Send the report to a central service; a refusal is an error (exit 2)."""
+    import os
+
+    from pydantic import SecretStr
+
+    from pinchpoint.service.fleet import PushError, push_report
+
+    token = os.environ.get("PINCHPOINT_PUSH_TOKEN")
+    try:
+        stored = push_report(
+            url, SecretStr(token) if token else None, checkup.report, checkup.inventory
+        )
+    except PushError as err:
+        raise fail(str(err)) from None
+    errors.print(f"report pushed to {url} (stored as report {stored})", highlight=False)
 
 
 def check_command(
@@ -121,6 +140,13 @@ def check_command(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write the report to this file.")
     ] = None,
+    push_to: Annotated[
+        str | None,
+        typer.Option(
+            "--push-to",
+            help="Also send the report to a central service (token: PINCHPOINT_PUSH_TOKEN).",
+        ),
+    ] = None,
 ) -> None:
     """Evaluate every rule: findings by severity with entity, evidence and fix."""
     from pinchpoint.model.findings import Severity
@@ -133,12 +159,15 @@ def check_command(
         raise fail(f"--seconds must be above 0, not {seconds}")
     config = _config(config_file, CATALOG)
     try:
-        report = check_host(snapshot, demo, config, seconds, CATALOG)
+        checkup = check_host(snapshot, demo, config, seconds, CATALOG)
     except typer.Exit:
         raise
     except Exception as err:  # exit 2, not a traceback and not Python's 1 (= "findings")
         raise fail(f"internal error: {type(err).__name__}: {err}") from err
+    report = checkup.report
     _write(report, ReportFormat(form.value), output)
+    if push_to:
+        _push(push_to, checkup)
     worst = report.worst()
     if worst is not None and worst.rank >= Severity(fail_on.value).rank:
         raise typer.Exit(1)
@@ -166,12 +195,17 @@ def rules_command(
     output_console().print(table)
 
 
+MAX_CLOSE_MATCHES = 5
+
+
 def close_matches(rule_id: str, known: list[str]) -> list[str]:
-    """Rule ids a mistyped `rule_id` may have meant: similar spellings, then same-prefix ids."""
-    found = difflib.get_close_matches(rule_id, known, n=5, cutoff=0.6)
+    """Rule ids a mistyped `rule_id` may have meant: the close spellings; only when there is
+    none, the ids of the same family (`sas.…`). At most `MAX_CLOSE_MATCHES` either way."""
+    found = difflib.get_close_matches(rule_id, known, n=MAX_CLOSE_MATCHES, cutoff=0.6)
+    if found:
+        return found
     prefix = rule_id.split(".")[0] + "."
-    found += [r for r in known if r.startswith(prefix) and r not in found]
-    return found[:8]
+    return [r for r in known if r.startswith(prefix)][:MAX_CLOSE_MATCHES]
 
 
 def explain_command(

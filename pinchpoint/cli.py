@@ -21,6 +21,7 @@ from pinchpoint.console import (
     progress_reporter,
 )
 from pinchpoint.model.inventory import Inventory, SourceKind
+from pinchpoint.serve_cli import register as register_serve_command
 from pinchpoint.stats_cli import stats_app
 
 app = typer.Typer(
@@ -32,6 +33,7 @@ app = typer.Typer(
 )
 app.add_typer(stats_app, name="stats")
 register_check_commands(app)
+register_serve_command(app)
 
 
 def _collect(source: Source, kind: SourceKind | None = None) -> Inventory:

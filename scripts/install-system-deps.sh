@@ -13,12 +13,18 @@ case "$what" in
     command -v lsscsi >/dev/null 2>&1 || need="$need lsscsi"
     command -v multipath >/dev/null 2>&1 || [ -x /sbin/multipath ] || [ -x /usr/sbin/multipath ] || need="$need multipath-tools"
     command -v iostat >/dev/null 2>&1 || need="$need sysstat"
+    command -v promtool >/dev/null 2>&1 || need="$need prometheus"  # promtool checks the alert rules
+    command -v chromium >/dev/null 2>&1 || need="$need chromium"  # the web view's end-to-end tests
     ;;
   python)
     need="python3-venv python3-pip"
     ;;
+  bench)
+    need=""
+    command -v hey >/dev/null 2>&1 || need="$need hey"  # the HTTP load generator of bench/api_load_bench.py
+    ;;
   *)
-    echo "usage: $0 tools|python" >&2
+    echo "usage: $0 tools|python|bench" >&2
     exit 2
     ;;
 esac

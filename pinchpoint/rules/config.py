@@ -172,8 +172,12 @@ def parse_config(data: Mapping[str, Any], catalog: Iterable[Rule], where: str) -
             if not isinstance(value, list):
                 raise ConfigError(f"{where}: write mutes as [[mute]] tables")
             config.mutes = [_mute(item, where, rules) for item in value]
+        elif key == "service":
+            continue  # `pinchpoint serve`'s own table: pinchpoint/service/settings.py reads it
         else:
-            raise ConfigError(f"{where}: unknown key {key!r} (slower_than_ms, rules, mute)")
+            raise ConfigError(
+                f"{where}: unknown key {key!r} (slower_than_ms, rules, mute, service)"
+            )
     return config
 
 

@@ -1,0 +1,147 @@
+"""The FastAPI application: routes under /v1, probes, metrics and problem-details errors.
+
+`create_app(service)` serves a `Service` built elsewhere (`pinchpoint serve` or a test); the
+application starts it when it starts and stops it when it stops, unless told otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from pinchpoint import __version__
+from pinchpoint.api import web
+from pinchpoint.api.allow import AllowedMethods
+from pinchpoint.api.limits import BodyLimit
+from pinchpoint.api.problems import Problem, install_problem_handlers
+from pinchpoint.api.routes import (
+    findings,
+    fleet,
+    health,
+    inventory,
+    maintenance,
+    metrics,
+    reports,
+    rules,
+    snapshots,
+    stats,
+    views,
+)
+from pinchpoint.service.runtime import Service
+from pinchpoint.service.stats_view import HistogramUpload
+
+DESCRIPTION = """Configuration health of a storage server's I/O path: SAS HBAs, ports, phys,
+expander chains, enclosures, disks and every path to them; NICs, bonds, FC and PCIe links.
+
+Reads need the read token (or the admin token); anything that changes state needs the admin
+token: `Authorization: Bearer <token>`. Errors are RFC 9457 problem details."""
+
+
+ERRORS_OF_EVERY_OPERATION = {
+    "401": "No token, or a wrong one",
+    "404": "No such thing (or nothing collected yet)",
+    "422": "A parameter or the body is wrong: `errors` names each field",
+    "500": "An internal error",
+}
+ERRORS_OF_CHANGES = {
+    "400": "The body cannot be used",
+    "403": "This needs the admin token",
+    "409": "Not possible in this state (a snapshot, the demo host, not a central service)",
+    "413": "The body is larger than the limit",
+    "429": "Too many requests waiting (see Retry-After)",
+}
+
+
+def documented_openapi(app: FastAPI) -> dict[str, Any]:
+    """The OpenAPI document with every error documented as `application/problem+json` and the
+    schemas of hand-written request bodies moved where their references point."""
+    if app.openapi_schema:
+        return app.openapi_schema
+    schema = get_openapi(
+        title=app.title,
+        version=app.version,
+        description=app.description,
+        routes=app.routes,
+    )
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    problem = {"$ref": "#/components/schemas/Problem"}
+    components["Problem"] = Problem.model_json_schema()
+    for name, definition in (
+        HistogramUpload.model_json_schema(ref_template="#/components/schemas/{model}")
+        .pop("$defs", {})
+        .items()
+    ):
+        components.setdefault(name, definition)
+    for path, operations in schema.get("paths", {}).items():
+        for method, operation in operations.items():
+            responses = operation.setdefault("responses", {})
+            errors = dict(ERRORS_OF_EVERY_OPERATION)
+            if method in ("post", "put", "patch", "delete"):
+                errors |= ERRORS_OF_CHANGES
+            for code, description in errors.items():
+                responses.setdefault(code, {"description": description})
+            for code, response in responses.items():
+                if code.isdigit() and int(code) >= 400:
+                    response["content"] = {"application/problem+json": {"schema": problem}}
+            body = operation.get("requestBody", {}).get("content", {})
+            if path == "/v1/stats" and "application/json" in body:
+                upload = HistogramUpload.model_json_schema(
+                    ref_template="#/components/schemas/{model}"
+                )
+                upload.pop("$defs", None)
+                components["HistogramUpload"] = upload
+                body["application/json"] = {
+                    "schema": {"$ref": "#/components/schemas/HistogramUpload"}
+                }
+    app.openapi_schema = schema
+    return schema
+
+
+def create_app(service: Service, *, manage: bool = True, first_sweep: bool = True) -> FastAPI:
+    """The application serving `service`; `manage`: start and stop it with the application."""
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        if manage:
+            service.start(first_sweep=first_sweep)
+        try:
+            yield
+        finally:
+            if manage:
+                service.stop()
+
+    app = FastAPI(
+        title="pinchpoint",
+        version=__version__,
+        description=DESCRIPTION,
+        lifespan=lifespan,
+    )
+    app.state.service = service
+    install_problem_handlers(app)
+    app.add_middleware(AllowedMethods)
+    app.add_middleware(
+        BodyLimit,
+        default_bytes=service.settings.max_body_bytes,
+        upload_bytes=service.settings.max_upload_bytes,
+    )
+    app.openapi = lambda: documented_openapi(app)  # type: ignore[method-assign]
+    for module in (
+        health,
+        reports,
+        findings,
+        rules,
+        inventory,
+        maintenance,
+        stats,
+        snapshots,
+        fleet,
+        metrics,
+        views,
+    ):
+        app.include_router(module.router)
+    app.include_router(web.router)  # last: it owns `/` and mounts `/static`
+    return app

@@ -1,0 +1,102 @@
+"""Findings across reports (open, muted, resolved, with first and last seen) and mutes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, Response
+from pydantic import BaseModel, Field
+
+from pinchpoint.api.auth import AdminAccess, ReadAccess, ServiceDep
+from pinchpoint.api.params import IsoDatetime
+from pinchpoint.api.problems import ProblemError
+from pinchpoint.model.findings import Mute, Severity
+from pinchpoint.rules.catalog import rule_by_id
+from pinchpoint.service.store import FindingRecord, FindingState, MuteRecord, Page
+
+router = APIRouter(prefix="/v1", tags=["findings"])
+
+
+@router.get("/findings", response_model=Page[FindingRecord], dependencies=[ReadAccess])
+def list_findings(
+    service: ServiceDep,
+    host: Annotated[str | None, Query()] = None,
+    severity: Annotated[Severity | None, Query()] = None,
+    rule: Annotated[str | None, Query(description="Rule id")] = None,
+    entity: Annotated[str | None, Query(description="Entity id, or part of its name")] = None,
+    state: Annotated[FindingState | None, Query()] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
+) -> Page[FindingRecord]:
+    """Findings with their state, first and last seen and how many reports held them."""
+    return service.store.findings(
+        host=host,
+        severity=severity,
+        rule=rule,
+        entity=entity,
+        state=state,
+        limit=limit,
+        offset=offset,
+    )
+
+
+class MuteRequest(BaseModel):
+    """Silence one rule on one entity, for a while and for a reason."""
+
+    rule: str = Field(min_length=1, max_length=200, examples=["sas.enclosure.single_path"])
+    entity_id: str = Field(min_length=1, max_length=500, examples=["enclosure:0x5000ccab0200947e"])
+    reason: str = Field(min_length=1, max_length=2000)
+    until: IsoDatetime | None = Field(default=None, description="Expiry (or give `hours`)")
+    hours: float | None = Field(
+        default=None, gt=0, le=24 * 366, description="Expiry from now; with `until`, the earlier"
+    )
+    host: str | None = Field(default=None, max_length=255, description="None: every host")
+
+
+@router.post("/mutes", status_code=201, response_model=MuteRecord, dependencies=[AdminAccess])
+def add_mute(request: MuteRequest, service: ServiceDep, response: Response) -> MuteRecord:
+    """Mute a finding. The mute lifts by itself at its expiry, or early when the finding gets
+    worse than it was when muted."""
+    if rule_by_id(request.rule) is None:
+        raise ProblemError(422, "unknown-rule", f"no rule {request.rule!r} (GET /v1/rules)")
+    now = datetime.now(UTC)
+    expiries = [request.until, now + timedelta(hours=request.hours) if request.hours else None]
+    until = min((e for e in expiries if e is not None), default=None)
+    if until is not None and until <= now:
+        raise ProblemError(422, "validation", "the expiry is in the past")
+    current = service.store.findings(rule=request.rule, entity=request.entity_id, host=request.host)
+    severity = max(
+        (r.severity for r in current.items if r.entity.id == request.entity_id),
+        key=lambda s: s.rank,
+        default=None,
+    )
+    mute = Mute(
+        rule=request.rule,
+        entity_id=request.entity_id,
+        until=until,
+        reason=request.reason,
+        severity_at_mute=severity,
+    )
+    record = service.store.add_mute(mute, host=request.host, created_by="api", now=now)
+    service.forget(request.host or "")
+    response.headers["Location"] = f"/v1/mutes/{record.id}"
+    return record
+
+
+@router.get("/mutes", response_model=list[MuteRecord], dependencies=[ReadAccess])
+def list_mutes(
+    service: ServiceDep,
+    host: Annotated[str | None, Query()] = None,
+    include_expired: bool = False,
+) -> list[MuteRecord]:
+    """Mutes in force (or every mute with `include_expired`)."""
+    return service.store.mutes(host=host, active_only=not include_expired)
+
+
+@router.delete("/mutes/{mute_id}", status_code=204, dependencies=[AdminAccess])
+def delete_mute(mute_id: Annotated[int, Path(ge=1, le=2**62)], service: ServiceDep) -> Response:
+    """Lift a mute now."""
+    if not service.store.delete_mute(mute_id):
+        raise ProblemError(404, "not-found", f"no mute {mute_id}")
+    return Response(status_code=204)

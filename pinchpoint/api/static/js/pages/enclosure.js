@@ -1,0 +1,289 @@
+// Enclosure: the front view of its bays (occupied, empty, faulted, locate on), each disk's
+// paths and health, the I/O modules and the HBA port each is cabled to, and the locate LEDs.
+
+import { api } from "../api.js";
+import { badge, bytes, enclosureHref, fill, h, ms, none, number, say, slot, table } from "../dom.js";
+
+export async function render(root, { params, navigate }) {
+  const topology = await api("/v1/views/topology");
+  const enclosures = topology.enclosures;
+  const chosen = params.id ? decodeURIComponent(params.id) : null;
+  drawPicker(slot(root, "picker"), enclosures, chosen);
+  if (!chosen) {
+    if (enclosures.length) return navigate(enclosureHref(enclosures[0].id), { replace: true });
+    fill(slot(root, "summary"), "No enclosures in this inventory.");
+    root.dataset.ready = "true";
+    return;
+  }
+  const view = await api(`/v1/views/enclosures/${encodeURIComponent(chosen)}`);
+  const m = view.maintenance;
+  document.title = `${m.name} · pinchpoint`;
+  fill(root.querySelector("h1"), m.name, " ", m.worst ? badge(m.worst) : badge("ok", "no open findings"));
+  fill(
+    slot(root, "summary"),
+    [m.vendor, m.product, m.serial && `serial ${m.serial}`, `logical id ${m.logical_id}`, `${m.slots_occupied} of ${m.bay_count ?? m.slots.length} bays occupied`]
+      .filter(Boolean)
+      .join(" · "),
+  );
+  slot(root, "body").hidden = false;
+  drawPaths(slot(root, "paths"), m, view);
+  drawModules(slot(root, "modules"), view.io_modules);
+  drawCabling(slot(root, "cabling"), m.cabling);
+  drawFindings(slot(root, "findings"), m.findings);
+  drawDisks(slot(root, "disks"), view.bays, m);
+  const select = (bay) => drawBay(root, view, bay);
+  drawBays(root, view, select);
+  drawLocate(root, view, null);
+  select(view.bays.find((b) => b.slot.paths != null && b.slot.paths < b.slot.paths_expected) || view.bays[0]);
+  root.dataset.ready = "true";
+}
+
+function drawPicker(element, enclosures, chosen) {
+  fill(
+    element,
+    enclosures.map((e) => {
+      const low = e.paths < e.paths_expected;
+      return h(
+        "a",
+        {
+          href: enclosureHref(e.id),
+          class: low || e.worst === "critical" ? "bad" : null,
+          "aria-current": chosen && [e.id, e.name].includes(chosen) ? "page" : null,
+        },
+        low ? "✖ " : "",
+        e.name,
+      );
+    }),
+  );
+}
+
+function pathsText(paths, expected) {
+  const low = paths < expected;
+  return h("span", { class: low ? "paths-low" : "paths-ok", dataset: { paths } }, `${low ? "✖" : "✔"} ${paths} of ${expected}`);
+}
+
+function drawPaths(element, m, view) {
+  const f = view.figures;
+  fill(
+    element,
+    h("dt", {}, "SAS paths"),
+    h("dd", { dataset: { slot: "enclosure-paths" } }, pathsText(m.paths, m.paths_expected), m.paths_expected_reason ? h("span", { class: "hint" }, ` (${m.paths_expected_reason})`) : null),
+    h("dt", {}, "I/O modules"),
+    h("dd", {}, m.io_modules ?? "unknown"),
+    h("dt", {}, "Queue per disk"),
+    h("dd", {}, f?.queue_per_disk != null ? `${number(f.queue_per_disk, 1)} I/Os` : "not sampled yet"),
+    h("dt", {}, "Load"),
+    h("dd", {}, f?.iops != null ? `${number(f.iops)} IOPS · ${number(f.mb_s, 0)} MB/s · p99 ${ms(f.p99_ms)}` : "–"),
+  );
+}
+
+function drawModules(element, modules) {
+  if (!modules.length) {
+    fill(element, none("The enclosure reports no I/O modules."));
+    return;
+  }
+  fill(
+    element,
+    modules.map((module) =>
+      module.seen
+        ? h(
+            "div",
+            { class: "module", dataset: { module: module.label } },
+            h("strong", {}, module.label),
+            " ",
+            h("span", { class: "mono hint" }, [module.sas_address, ...module.sg_devices].filter(Boolean).join(" · ")),
+            h(
+              "div",
+              {},
+              module.cabled_to.length
+                ? module.cabled_to.map((c) => h("div", {}, "⇄ cabled to ", h("strong", {}, c.hba), " ", c.port))
+                : "⇄ reached through no HBA port",
+            ),
+          )
+        : h(
+            "div",
+            { class: "module missing", dataset: { module: module.label } },
+            h("strong", {}, "✖ ", module.label),
+            " is reported by the enclosure but no path from this host reaches it: check its cable and connectors.",
+          ),
+    ),
+  );
+}
+
+function drawCabling(element, cabling) {
+  if (!cabling.length) {
+    fill(element, none("No HBA port reaches this enclosure."));
+    return;
+  }
+  fill(
+    element,
+    h(
+      "ul",
+      { class: "plain" },
+      cabling.map((c) =>
+        h("li", {}, h("strong", {}, c.hba), ` connector ${c.connector} (${c.port})`, c.position ? ` · position ${c.position} of ${c.chain_length} on its chain` : ""),
+      ),
+    ),
+  );
+}
+
+function drawFindings(element, findings) {
+  const open = findings.filter((f) => !f.muted);
+  if (!open.length) {
+    fill(element, h("p", {}, badge("ok", "none")));
+    return;
+  }
+  fill(
+    element,
+    h(
+      "ul",
+      { class: "plain" },
+      open.map((f) => h("li", {}, badge(f.severity), " ", h("a", { href: `/findings?state=open&rule=${encodeURIComponent(f.rule)}` }, f.title))),
+    ),
+  );
+}
+
+function bayState(s) {
+  if (!s.occupied) return ["empty", "○ empty"];
+  if (s.fault) return ["fault", "✖ FAULT"];
+  if (s.paths != null && s.paths < s.paths_expected) return ["degraded", `▲ ${s.status || "OK"}`];
+  return ["ok", `✔ ${s.status || "OK"}`];
+}
+
+/** "01" for "SLOT 01": the number printed on the bay, else the slot's index. */
+function bayNumber(s) {
+  const printed = /(\d+)\s*$/.exec(s.descriptor || "");
+  return printed ? printed[1] : String(s.index).padStart(2, "0");
+}
+
+function drawBays(root, view, select) {
+  const element = slot(root, "bays");
+  const count = view.bays.length;
+  element.style.setProperty("--bay-columns", count > 30 ? 12 : count > 12 ? 12 : Math.max(4, count));
+  fill(
+    element,
+    view.bays.map((bay) => {
+      const s = bay.slot;
+      const [kind, text] = bayState(s);
+      const classes = ["bay", kind, s.locate ? "locate" : ""].join(" ");
+      const label = `${s.descriptor || `slot ${s.index}`}: ${text.slice(2)}${s.paths != null ? `, ${s.paths} of ${s.paths_expected} paths` : ""}${s.locate ? ", locate on" : ""}`;
+      return h(
+        "button",
+        {
+          type: "button",
+          class: classes,
+          role: "listitem",
+          "aria-pressed": "false",
+          "aria-label": label,
+          dataset: { slot: s.index, paths: s.paths ?? "" },
+          onclick: () => select(bay),
+        },
+        h("span", { class: "bay-no" }, bayNumber(s)),
+        h("span", { class: "bay-state" }, s.locate ? "◉ locate" : text),
+        s.paths != null ? h("span", { class: "bay-paths", title: "SAS paths present / expected" }, `⇄ ${s.paths}/${s.paths_expected}`) : null,
+      );
+    }),
+  );
+}
+
+function drawBay(root, view, bay) {
+  for (const button of slot(root, "bays").querySelectorAll(".bay")) {
+    button.setAttribute("aria-pressed", String(button.dataset.slot === String(bay.slot.index)));
+  }
+  const s = bay.slot;
+  const health = bay.health;
+  const f = s.figures;
+  fill(root.querySelector("#enc-bay"), `Bay ${s.descriptor || s.index}`);
+  const facts = [
+    ["State", bayState(s)[1]],
+    ["Disk", s.disk || "none"],
+    ["Size", bay.size_bytes ? `${bytes(bay.size_bytes)}${bay.rotational === false ? " SSD" : bay.rotational ? " HDD" : ""}` : "–"],
+    ["Paths", s.paths != null ? pathsText(s.paths, s.paths_expected) : "–"],
+    ["SMART", health ? [health.passed === false ? badge("critical", health.verdict) : health.passed ? badge("ok", health.verdict) : badge("warning", health.verdict)] : "not read"],
+  ];
+  if (health?.temperature_c != null) facts.push(["Temperature", `${health.temperature_c} °C`]);
+  if (health?.power_on_hours != null) facts.push(["Powered on", `${number(health.power_on_hours)} h`]);
+  if (health?.grown_defects != null) facts.push(["Grown defects", number(health.grown_defects)]);
+  if (health?.uncorrected_errors != null) facts.push(["Uncorrected errors", number(health.uncorrected_errors)]);
+  if (health?.reallocated_sectors != null) facts.push(["Reallocated sectors", number(health.reallocated_sectors)]);
+  if (health?.pending_sectors != null) facts.push(["Pending sectors", number(health.pending_sectors)]);
+  if (f?.queue_per_disk != null) facts.push(["Load", `q ${number(f.queue_per_disk, 1)} · ${number(f.iops)} IOPS · p99 ${ms(f.p99_ms)}`]);
+  fill(
+    slot(root, "bay"),
+    h("dl", { class: "facts" }, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])),
+    bay.disk_paths.length
+      ? h(
+          "div",
+          { class: "table-wrap" },
+          table(
+            [
+              { label: "HBA", value: (p) => p.hba },
+              { label: "Port", value: (p) => p.port || "–" },
+              { label: "H:C:T:L", value: (p) => h("span", { class: "mono" }, p.hctl) },
+              { label: "Device", value: (p) => h("span", { class: "mono" }, p.block_device || "–") },
+              { label: "State", value: (p) => p.state || "–" },
+              { label: "Queue depth", num: true, value: (p) => number(p.queue_depth) },
+            ],
+            bay.disk_paths,
+          ),
+        )
+      : null,
+    bay.findings.length ? h("ul", { class: "plain" }, bay.findings.map((t) => h("li", {}, "▲ ", t))) : null,
+  );
+  drawLocate(root, view, s);
+}
+
+function drawLocate(root, view, s) {
+  const on = root.querySelector('[data-action="locate-on"]');
+  const off = root.querySelector('[data-action="locate-off"]');
+  const reason = view.locate_refusal;
+  for (const button of [on, off]) {
+    button.disabled = Boolean(reason);
+    button.title = reason || "";
+    button.onclick = reason ? null : () => locate(view, s, button === on);
+  }
+  const what = s ? `bay ${s.descriptor || s.index}` : "the enclosure";
+  on.textContent = `Locate ${what}: on`;
+  off.textContent = "off";
+  fill(slot(root, "locate-reason"), reason ? `Locate LEDs cannot be switched: ${reason}.` : `Lights the locate LED of ${what} (needs the admin token).`);
+}
+
+async function locate(view, s, on) {
+  const base = `/v1/maintenance/enclosures/${encodeURIComponent(view.maintenance.id)}`;
+  const path = s ? `${base}/slots/${s.index}/locate` : `${base}/locate`;
+  try {
+    await api(path, { method: "POST", body: { on }, admin: true });
+    say(`Locate LED ${on ? "on" : "off"}: ${view.maintenance.name}${s ? ` ${s.descriptor || s.index}` : ""}.`);
+  } catch (error) {
+    say(`Locate failed: ${error.message}`, { error: true });
+  }
+}
+
+function drawDisks(element, bays, m) {
+  const rows = bays.filter((b) => b.slot.disk_id);
+  if (!rows.length) {
+    fill(element, none("No disks."));
+    return;
+  }
+  fill(
+    element,
+    table(
+      [
+        { label: "Bay", value: (b) => b.slot.descriptor || String(b.slot.index) },
+        { label: "Disk", value: (b) => [b.model || "", " ", h("span", { class: "mono" }, b.serial || "")] },
+        { label: "Paths", value: (b) => pathsText(b.slot.paths, b.slot.paths_expected) },
+        {
+          label: "Through (device, HBA, connector)",
+          value: (b) => b.disk_paths.map((p) => `${p.block_device || p.hctl} (${p.hba.split(" ")[0]} ${(p.port || "").replace(/^connector (\d+).*/, "c$1")})`).join(", "),
+        },
+        { label: "SMART", value: (b) => (b.health ? (b.health.passed === false ? badge("critical", b.health.verdict) : b.health.verdict) : "–") },
+        { label: "°C", num: true, value: (b) => number(b.health?.temperature_c) },
+        { label: "q", num: true, value: (b) => number(b.slot.figures?.queue_per_disk, 1) },
+        { label: "IOPS", num: true, value: (b) => number(b.slot.figures?.iops) },
+        { label: "p99", num: true, value: (b) => ms(b.slot.figures?.p99_ms) },
+      ],
+      rows,
+      { rowAttrs: (b) => ({ dataset: { disk: b.slot.disk_id, paths: b.slot.paths } }), caption: `${rows.length} disks in ${m.name}` },
+    ),
+  );
+}

@@ -1,0 +1,87 @@
+"""The maintenance view in the browser: the pages served at `/` (the API stays under /v1).
+
+One HTML shell from a Jinja2 template, the same for every page so a link or a reload lands on
+the right one; a small vanilla-JS application (one module per page, no build step) fetches the
+JSON API from the same origin and draws with the vendored Apache ECharts. Every asset is shipped
+in the package: the view works with no internet access. The admin token for mutes and locate
+LEDs is asked for once and kept in the page's memory only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+
+from pinchpoint import __version__
+from pinchpoint.api.auth import ServiceDep
+
+HERE = Path(__file__).parent
+STATIC_DIR = HERE / "static"
+TEMPLATES_DIR = HERE / "templates"
+
+# What the pages may load: only this origin; inline style attributes for the charts' tooltips.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; frame-src 'self'; object-src 'none'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'self'"
+)
+
+# Path → page name: each page's skeleton is a template of the same name under pages/.
+PAGES = {
+    "/": "overview",
+    "/topology": "topology",
+    "/enclosures": "enclosure",
+    "/enclosures/{enclosure_id}": "enclosure",
+    "/latency": "latency",
+    "/findings": "findings",
+    "/reports": "reports",
+}
+NAVIGATION = (
+    ("/", "overview", "Overview"),
+    ("/topology", "topology", "Topology"),
+    ("/enclosures", "enclosure", "Enclosures"),
+    ("/latency", "latency", "Latency"),
+    ("/findings", "findings", "Findings"),
+    ("/reports", "reports", "Reports"),
+)
+
+router = APIRouter(include_in_schema=False)
+router.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+templates = Jinja2Templates(directory=TEMPLATES_DIR)
+
+
+def _shell(request: Request, service: ServiceDep, page: str) -> Response:
+    """The application shell, opened at `page`."""
+    response = templates.TemplateResponse(
+        request,
+        "shell.html",
+        {
+            "page": page,
+            "pages": sorted(set(PAGES.values())),
+            "navigation": NAVIGATION,
+            "version": __version__,
+            "target": service.target.label,
+            "demo": service.target.kind.value == "demo",
+        },
+    )
+    response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+def _page_route(path: str, page: str) -> None:
+    def serve(request: Request, service: ServiceDep) -> Response:
+        return _shell(request, service, page)
+
+    serve.__name__ = f"page_{page}_{len(path)}"
+    router.add_api_route(path, serve, methods=["GET"], response_class=HTMLResponse)
+
+
+for _path, _page in PAGES.items():
+    _page_route(_path, _page)

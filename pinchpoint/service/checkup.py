@@ -1,0 +1,57 @@
+"""One check of one host, as `pinchpoint check` and every sweep of the service run it: collect
+(or read) the inventory, gather its statistics, evaluate the rule catalog."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from pinchpoint.checks.gc_pause import gc_paused
+from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.source import Source
+from pinchpoint.model.findings import Mute, Report
+from pinchpoint.model.inventory import Inventory, SourceKind
+from pinchpoint.rules.base import Rule
+from pinchpoint.rules.catalog import CATALOG
+from pinchpoint.rules.config import Config
+from pinchpoint.rules.engine import build_report, rule_context
+from pinchpoint.stats.gather import HostStatistics, gather_statistics
+
+
+@dataclass
+class Checkup:
+    """What one check produced: the inventory, its statistics and the report."""
+
+    inventory: Inventory
+    statistics: HostStatistics
+    report: Report
+
+
+def check_source(
+    source: Source,
+    *,
+    kind: SourceKind | None,
+    live: bool,
+    config: Config,
+    seconds: float = 1.0,
+    stored_mutes: Callable[[str], Sequence[Mute]] | None = None,
+    previous: Inventory | None = None,
+    catalog: tuple[Rule, ...] = CATALOG,
+    progress: Callable[[str], None] | None = None,
+    now: datetime | None = None,
+) -> Checkup:
+    """Check the host `source` reads. `extra_mutes` (the service's stored mutes) join the
+    config's; `previous` is the sweep before, for rules that compare two sweeps."""
+    say = progress or (lambda _message: None)
+    with gc_paused():  # a few hundred thousand models that hold no cycles: nothing to collect
+        inventory = collect_inventory(source, kind=kind, progress=say)
+        say("gathering statistics")
+        statistics = gather_statistics(source, inventory, live=live, seconds=seconds)
+        extra = stored_mutes(inventory.host.hostname or "") if stored_mutes else ()
+        if extra:
+            config = config.model_copy(update={"mutes": [*config.mutes, *extra]})
+        say("evaluating rules")
+        context = rule_context(inventory, statistics, previous=previous, config=config)
+        report = build_report(context, catalog, config, now=now)
+    return Checkup(inventory=inventory, statistics=statistics, report=report)

@@ -1,0 +1,328 @@
+"""The running service: the store, the host it sweeps, the sweep worker, the schedule and the
+notifier, started and stopped together. The API reaches everything through one `Service`."""
+
+from __future__ import annotations
+
+import gc
+import logging
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pinchpoint.model.findings import Finding, Mute, Report
+from pinchpoint.model.inventory import Inventory
+from pinchpoint.rules.catalog import CATALOG
+from pinchpoint.rules.config import Config, load_config
+from pinchpoint.rules.fleet import fleet_nic_outliers
+from pinchpoint.service.checkup import Checkup
+from pinchpoint.service.events import FindingTransition
+from pinchpoint.service.fleet import latency_summaries, push_report
+from pinchpoint.service.maintenance import EnclosureMaintenance
+from pinchpoint.service.metrics import LatencySummary, MetricsInput, metrics_exposition
+from pinchpoint.service.notify import Notifier
+from pinchpoint.service.sampling import StatsSampler
+from pinchpoint.service.schedule import Jobs, build_scheduler
+from pinchpoint.service.settings import ServiceSettings, TargetKind
+from pinchpoint.service.store import FindingRecord, FindingState, SavedReport, Store
+from pinchpoint.service.sweeps import SweepRunner
+from pinchpoint.service.target import HostTarget
+
+log = logging.getLogger(__name__)
+
+VIEW_TTL_S = 5.0  # how long a cached view is served without asking the store
+
+
+def settle_heap() -> None:
+    """Collect once, then move every object alive now out of the collector's sight: a
+    1,000-disk host's inventory is a million long-lived objects, and a full collection walking
+    them all stalls every request for a quarter of a second (p99 of /healthz: 262 ms → see
+    docs/benchmarks.md). Called when a new report is loaded, every few minutes."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+
+
+@dataclass
+class HostView:
+    """A host's newest report and the inventory it was made from, read once and shared by every
+    request until the next report replaces it."""
+
+    report_id: int
+    report: Report
+    inventory: Inventory | None
+    rendered: dict[str, bytes] = field(default_factory=dict)  # serialised once per report
+    maintenance: list[EnclosureMaintenance] | None = None  # built on first use
+
+    def cached(self, key: str, render: Callable[[], bytes]) -> bytes:
+        """`render()`'s bytes, computed once per report (the JSON of a 1,920-path host's
+        report is served hundreds of times between two sweeps)."""
+        body = self.rendered.get(key)
+        if body is None:
+            body = self.rendered[key] = render()
+        return body
+
+
+class Service:
+    """Everything `pinchpoint serve` runs, built from the settings."""
+
+    def __init__(self, settings: ServiceSettings, *, store: Store | None = None) -> None:
+        self.settings = settings
+        self.started_at = datetime.now(UTC)
+        data_dir = settings.resolved_data_dir()
+        if store is None:
+            data_dir.mkdir(parents=True, exist_ok=True)
+        self.store = store or Store.open(settings.resolved_database_url())
+        self.target = HostTarget.from_settings(settings)
+        self.notifier = Notifier(settings.webhooks, base_url=settings.public_url)
+        self.runner = SweepRunner(
+            self.target,
+            self.store,
+            config_file=self.rules_config,
+            raise_after=settings.raise_after,
+            resolve_after=settings.resolve_after,
+            live_seconds=settings.live_stats_seconds,
+            on_transitions=self.notify,
+            on_report=self._after_sweep,
+        )
+        self.sampler = StatsSampler(self.target, self.store, self._sampled_inventory)
+        self.latency: list[LatencySummary] = []
+        self.scheduler = build_scheduler(
+            settings.schedule,
+            Jobs(
+                sweep=lambda: self.runner.request_unless_pending("schedule"),
+                smart=lambda: self.runner.request_unless_pending("smart"),
+                daily_report=self.write_daily_report,
+                prune=self.prune,
+                sample_stats=self.sampler.tick,
+                compact_stats=self.compact_statistics,
+            ),
+        )
+        self._own_host: str | None = None
+        self._views: dict[str, HostView] = {}
+        self._checked: dict[str, float] = {}  # when each view was last checked against the store
+        self._refreshing: set[str] = set()  # views being checked in the background
+        self._views_lock = threading.Lock()
+
+    # --- lifecycle ---------------------------------------------------------------------
+
+    def start(self, *, first_sweep: bool = True) -> None:
+        """Prepare the target, start the worker and the schedule, and sweep once at once so a
+        fresh service has a report to show."""
+        self.target.open()
+        self.runner.start()
+        self.scheduler.start()
+        if first_sweep:
+            self.runner.request("startup")
+
+    def stop(self) -> None:
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+        self.runner.stop()
+        self.notifier.close()
+        self.target.close()
+        self.store.close()
+
+    # --- what sweeps use ---------------------------------------------------------------
+
+    def rules_config(self) -> Config:
+        """The rules' config, re-read before each sweep so an edit needs no restart."""
+        return load_config(self.settings.config_file, CATALOG)
+
+    def notify(self, transitions: list[FindingTransition]) -> None:
+        self.notifier.notify(transitions)
+
+    def _after_sweep(self, saved: SavedReport, checkup: Checkup) -> None:
+        self._own_host = saved.host
+        self.forget(checkup.report.host.hostname or "")
+        self.latency = latency_summaries(checkup)
+        still_open = [r.finding for r in self._all_findings(saved.host, FindingState.OPEN)]
+        self.notifier.refresh(saved.host, still_open, saved.generated_at, saved.id)
+        if self.settings.push_to:
+            push_report(
+                self.settings.push_to,
+                self.settings.push_token,
+                checkup.report,
+                checkup.inventory,
+                duration_s=self.runner.counters.last_duration_s,
+            )
+
+    def _sampled_inventory(self) -> Inventory | None:
+        view = self.view(None)
+        return view.inventory if view is not None else None
+
+    def analyse_snapshot(self, root: Path) -> tuple[int, int, str]:
+        """Check an uploaded snapshot as a host of its own, `<hostname> (snapshot)`; returns
+        the stored report's id, the parts not collected and the host name used."""
+        from pinchpoint.checks.source import open_snapshot
+        from pinchpoint.service.checkup import check_source
+
+        with open_snapshot(root) as source:
+            checkup = check_source(source, kind=None, live=False, config=self.rules_config())
+        name = f"{checkup.report.host.hostname or 'unnamed host'} (snapshot)"
+        host = checkup.report.host.model_copy(update={"hostname": name})
+        report = checkup.report.model_copy(update={"host": host})
+        inventory = checkup.inventory.model_copy(update={"host": host})
+        saved = self.store.save_report(
+            report, inventory=inventory, origin="upload", raise_after=1, resolve_after=1
+        )
+        self.forget(name)
+        return saved.id, len(report.collection), name
+
+    def metrics(self, accept: str | None = None) -> tuple[bytes, str]:
+        """The Prometheus exposition of the newest sweep and of the service itself, in the
+        format the scraper's `accept` header asks for."""
+        view = self.view(None)
+        host = view.report.host.hostname if view is not None else self.own_host()
+        open_findings = [r.finding for r in self._all_findings(host, FindingState.OPEN)]
+        for record in self._all_findings(host, FindingState.MUTED):
+            finding = record.finding.model_copy()
+            if finding.muted is None and record.mute is not None:
+                finding.muted = Mute(
+                    rule=record.rule,
+                    entity_id=record.entity.id,
+                    until=record.mute.until,
+                    reason=record.mute.reason,
+                )
+            open_findings.append(finding)
+        data = MetricsInput(
+            host=host or socket.gethostname(),
+            inventory=view.inventory if view is not None else None,
+            report=view.report if view is not None else None,
+            open_findings=open_findings,
+            sweeps=self.runner.counters,
+            notifications=self.notifier.counts,
+            latency=self.latency,
+            demo=self.target.kind is TargetKind.DEMO,
+        )
+        return metrics_exposition(data, accept)
+
+    def _all_findings(self, host: str | None, state: FindingState) -> list[FindingRecord]:
+        found: list[FindingRecord] = []
+        while True:
+            page = self.store.findings(host=host, state=state, limit=1000, offset=len(found))
+            found.extend(page.items)
+            if not page.items or len(found) >= page.total:
+                return found
+
+    def fleet_findings(self) -> list[Finding]:
+        """Findings across hosts: compare every host's newest inventory."""
+        inventories = {}
+        for record in self.store.hosts():
+            inventory = self.store.latest_inventory(record.name)
+            if inventory is not None:
+                inventories[record.name] = inventory
+        return fleet_nic_outliers(inventories)
+
+    # --- views the API serves ----------------------------------------------------------
+
+    def forget(self, host: str) -> None:
+        """Drop the cached view of `host` (a new report was stored)."""
+        with self._views_lock:
+            self._views.pop(host, None)
+            self._views.pop("", None)
+            self._checked.pop(host, None)
+            self._checked.pop("", None)
+
+    def fresh_view(self, host: str | None = None) -> HostView | None:
+        """The cached view of `host` without touching the store, or None when there is none.
+        Every report this service stores drops the cache at once; a view older than
+        `VIEW_TTL_S` (another process may write to a shared store) is still served while one
+        background check against the store runs, so that no burst of requests waits on it."""
+        key = host or self._own_host or ""
+        if host is None and self._own_host is None:
+            return None
+        with self._views_lock:
+            view = self._views.get(key)
+            checked = self._checked.get(key, 0.0)
+            stale = view is not None and time.monotonic() - checked >= VIEW_TTL_S
+            refresh = stale and key not in self._refreshing
+            if refresh:
+                self._refreshing.add(key)
+        if refresh:
+            threading.Thread(
+                target=self._refresh_view, args=(host, key), name="pinchpoint-view", daemon=True
+            ).start()
+        return view
+
+    def _refresh_view(self, host: str | None, key: str) -> None:
+        try:
+            self.view(host)
+        except Exception:
+            log.exception("checking the cached report of %s against the store", key or "this host")
+        finally:
+            with self._views_lock:
+                self._refreshing.discard(key)
+
+    def own_host(self) -> str | None:
+        """The name of the host this service sweeps: from its sweeps, this run or an earlier
+        one (uploads and pushed reports are other hosts)."""
+        if self._own_host is None:
+            recent = self.store.report_summaries(limit=100).items
+            self._own_host = next((r.host for r in recent if r.origin == "sweep"), None)
+        return self._own_host
+
+    def view(self, host: str | None = None) -> HostView | None:
+        """The newest report of `host` (None: of the host this service sweeps, else the newest
+        report of any host) with its inventory."""
+        host = host or self.own_host()
+        key = host or ""
+        with self._views_lock:
+            cached = self._views.get(key)
+        checked_at = time.monotonic()
+        newest = self.store.report_summaries(host=host, limit=1).items
+        if not newest:
+            return None
+        if cached is not None and cached.report_id == newest[0].id:
+            with self._views_lock:
+                self._checked[key] = checked_at
+            return cached
+        latest = self.store.report(newest[0].id)
+        if latest is None:  # pruned in between
+            return None
+        view = HostView(
+            report_id=latest.id,
+            report=latest.report,
+            inventory=self.store.inventory_of(latest.id),
+        )
+        with self._views_lock:
+            self._views[key] = view
+            self._checked[key] = checked_at
+        settle_heap()
+        return view
+
+    def report_json(self, view: HostView) -> bytes:
+        """The report of `view` as JSON bytes (serialised once per report)."""
+        return view.cached("report.json", lambda: view.report.model_dump_json().encode())
+
+    # --- scheduled chores --------------------------------------------------------------
+
+    def write_daily_report(self) -> None:
+        """The newest report as HTML and Markdown in `<data dir>/reports/`, one per host a day."""
+        from pinchpoint.report import ReportFormat, report_text
+
+        directory = self.settings.resolved_data_dir() / "reports"
+        directory.mkdir(parents=True, exist_ok=True)
+        for host in self.store.hosts():
+            latest = self.store.latest_report(host.name)
+            if latest is None:
+                continue
+            day = latest.report.generated_at.strftime("%Y-%m-%d")
+            for form, suffix in ((ReportFormat.HTML, "html"), (ReportFormat.MARKDOWN, "md")):
+                path = directory / f"{host.name or 'host'}-{day}.{suffix}"
+                path.write_text(report_text(latest.report, form), encoding="utf-8")
+            log.info("daily report of %s written to %s", host.name, directory)
+
+    def compact_statistics(self) -> None:
+        """Roll statistics points past their tier's age into the next, coarser tier."""
+        for host in self.store.series_hosts():
+            self.sampler.compact(host)
+
+    def prune(self) -> None:
+        started = time.monotonic()
+        result = self.store.prune(keep_reports_days=self.settings.schedule.retention_days)
+        self.compact_statistics()
+        log.info("pruned the store in %.1f s: %s", time.monotonic() - started, result)

@@ -1,0 +1,215 @@
+"""Continuous statistics: every few seconds the load and latency of each disk and of each group
+above it (enclosure, chain, HBA port, HBA), kept as series the latency heat maps read.
+
+A live host is sampled from /proc/diskstats; the demo host and a snapshot replay the samples
+they carry, one interval per tick, with their ZFS latency histograms scaled to each interval's
+I/Os (the demo is labelled as simulated everywhere it is shown). Groups go to the store with
+its retention; single disks stay in memory for the last hour only, a 1,000-disk host's worth of
+points for a year would not fit the store's budget.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+
+from pinchpoint.checks.diskstats_live import DiskstatsTable, read_diskstats_table
+from pinchpoint.model.breakdown import GroupFigures, GroupLevel
+from pinchpoint.model.histogram import LatencyHistogram
+from pinchpoint.model.inventory import Inventory
+from pinchpoint.model.stats import (
+    HistogramKind,
+    ImportedStats,
+    IntervalFigures,
+    Metric,
+)
+from pinchpoint.service.store import Store
+from pinchpoint.service.target import HostTarget
+from pinchpoint.stats.aggregate import breakdown, histogram_family
+from pinchpoint.stats.gather import gather_statistics
+from pinchpoint.stats.iostat import table_series_figures
+from pinchpoint.stats.series import (
+    HistogramSeries,
+    RetentionPolicy,
+    RetentionTier,
+    SeriesQuery,
+    new_point,
+)
+
+log = logging.getLogger(__name__)
+
+STORED_LEVELS = (GroupLevel.ENCLOSURE, GroupLevel.CHAIN, GroupLevel.HBA_PORT, GroupLevel.HBA)
+SAMPLED_LEVELS = (GroupLevel.DISK, GroupLevel.LUN, *STORED_LEVELS)
+
+
+def group_policy() -> RetentionPolicy:
+    """Groups in the store: 10 s points for an hour, 5 min for a week, 1 h for 90 days."""
+    return RetentionPolicy(
+        tiers=[
+            RetentionTier(resolution_s=10, keep_s=3600),
+            RetentionTier(resolution_s=300, keep_s=7 * 86400),
+            RetentionTier(resolution_s=3600, keep_s=90 * 86400),
+        ]
+    )
+
+
+def member_policy() -> RetentionPolicy:
+    """Single disks in memory: 10 s points for 10 minutes, 1 min points for an hour."""
+    return RetentionPolicy(
+        tiers=[
+            RetentionTier(resolution_s=10, keep_s=600),
+            RetentionTier(resolution_s=60, keep_s=3600),
+        ]
+    )
+
+
+def _values(group: GroupFigures) -> dict[Metric, float]:
+    values = {
+        Metric.READ_IOPS: group.read_iops,
+        Metric.WRITE_IOPS: group.write_iops,
+        Metric.READ_KBPS: group.read_mb_s * 1024,
+        Metric.WRITE_KBPS: group.write_mb_s * 1024,
+    }
+    if group.queue_per_member is not None:
+        values[Metric.QUEUE] = group.queue_per_member
+    if group.await_ms is not None:
+        values[Metric.LATENCY_MS] = group.await_ms
+    if group.util_pct is not None:
+        values[Metric.UTIL_PCT] = group.util_pct
+    return values
+
+
+def scaled(histogram: LatencyHistogram, ios: float) -> LatencyHistogram | None:
+    """`histogram`'s shape holding `ios` I/Os (a replayed interval's share of the snapshot's
+    cumulative histogram); None when there is nothing to scale."""
+    if histogram.count <= 0 or ios <= 0:
+        return None
+    factor = ios / histogram.count
+    counts = {b: round(c * factor) for b, c in histogram.counts.items()}
+    counts = {b: c for b, c in counts.items() if c > 0}
+    if not counts:
+        return None
+    return LatencyHistogram.from_counts(
+        counts, round(histogram.sum_ns * factor), histogram.min_ns, histogram.max_ns
+    )
+
+
+class IntervalSource:
+    """Where each tick's interval comes from: the live counters or a replayed recording."""
+
+    def __init__(self, target: HostTarget) -> None:
+        self.target = target
+        self._previous: DiskstatsTable | None = None
+        self._recorded: list[IntervalFigures] | None = None
+        self.imports: list[ImportedStats] = []
+        self._position = 0
+
+    def next(self, inventory: Inventory) -> IntervalFigures | None:
+        if self.target.live:
+            current = read_diskstats_table()
+            previous, self._previous = self._previous, current
+            if previous is None:
+                return None
+            partitions = {p.name for d in inventory.block.devices for p in d.partitions}
+            figures = table_series_figures([previous, current], leave_out=partitions)
+            return figures[0] if figures else None
+        if self._recorded is None:
+            with self.target.source() as source:
+                gathered = gather_statistics(source, inventory, live=False, network=False)
+            self._recorded = gathered.intervals
+            self.imports = gathered.imported
+        if not self._recorded:
+            return None
+        interval = self._recorded[self._position % len(self._recorded)]
+        self._position += 1
+        return interval
+
+
+class StatsSampler:
+    """Takes one interval per tick and records it for every disk and group."""
+
+    def __init__(
+        self,
+        target: HostTarget,
+        store: Store,
+        inventory: Callable[[], Inventory | None],
+        slower_than_s: float = 0.22,
+    ) -> None:
+        self.store = store
+        self.source = IntervalSource(target)
+        self.inventory = inventory
+        self.slower_than_s = slower_than_s
+        self.members = HistogramSeries(policy=member_policy())
+        self.names: dict[str, tuple[GroupLevel, str]] = {}  # entity id -> level and name
+        self.policy = group_policy()
+        self._lock = threading.Lock()
+        self.ticks = 0
+
+    def tick(self, now: datetime | None = None) -> int:
+        """Record one interval; returns how many series got a point."""
+        now = now or datetime.now(UTC)
+        inventory = self.inventory()
+        if inventory is None:
+            return 0
+        interval = self.source.next(inventory)
+        if interval is None:
+            return 0
+        return self.record(inventory, interval, self.source.imports, now)
+
+    def record(
+        self,
+        inventory: Inventory,
+        interval: IntervalFigures,
+        imports: Sequence[ImportedStats],
+        now: datetime,
+        host: str | None = None,
+    ) -> int:
+        """Group `interval` along the hierarchy and add a point per entity at `now`."""
+        kind = next(iter(histogram_family(imports)), HistogramKind.READ)
+        grouped = breakdown(
+            inventory,
+            levels=SAMPLED_LEVELS,
+            intervals=[interval],
+            imports=imports,
+            slower_than_s=self.slower_than_s,
+        )
+        stored = []
+        host = host or inventory.host.hostname or ""
+        with self._lock:
+            for level in grouped.levels:
+                for group in level.groups:
+                    if not group.measured:
+                        continue
+                    self.names[group.id] = (level.level, group.name)
+                    histograms = {}
+                    if group.histogram is not None:
+                        ios = group.iops * interval.interval_s
+                        fitted = scaled(group.histogram, ios) if imports else group.histogram
+                        if fitted is not None:
+                            histograms[kind] = fitted
+                    point_values = _values(group)
+                    if level.level in (GroupLevel.DISK, GroupLevel.LUN):
+                        self.members.add(
+                            group.id, now, interval.interval_s, point_values, histograms
+                        )
+                    else:
+                        start = int(now.timestamp()) // 10 * 10
+                        point = new_point(start, 10, interval.interval_s, point_values, histograms)
+                        stored.append((group.id, point))
+            self.members.compact(now)
+            self.ticks += 1
+        if stored:
+            self.store.add_series_points(host, stored)
+        return len(stored)
+
+    def member_points(self, entity: str, start: datetime, end: datetime) -> SeriesQuery:
+        """A disk's (or LUN's) points kept in memory over [start, end), read under the lock a
+        tick writes them under."""
+        with self._lock:
+            return self.members.query(entity, start, end)
+
+    def compact(self, host: str, now: datetime | None = None) -> None:
+        """Roll old points of the stored series into coarser ones (hourly)."""
+        self.store.compact_series(host, self.policy, now)

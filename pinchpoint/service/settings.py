@@ -1,0 +1,225 @@
+"""How `pinchpoint serve` is set up: where it listens, what it watches, where it keeps its data,
+who may call it, when it sweeps and whom it tells.
+
+Read from the `[service]` table of `pinchpoint.toml` (the file that also holds the rules'
+thresholds), then environment variables (`PINCHPOINT_DATABASE_URL`, `PINCHPOINT_DATA_DIR`,
+`PINCHPOINT_READ_TOKEN`, `PINCHPOINT_ADMIN_TOKEN`), then command-line options, each overriding the
+one before. docs/service.md lists every key.
+
+```toml
+[service]
+listen = "127.0.0.1"
+port = 9460
+data_dir = "/var/lib/pinchpoint"
+database_url = "postgresql+psycopg://pinchpoint@db/pinchpoint"   # default: SQLite in data_dir
+read_token_file = "/etc/pinchpoint/read.token"
+admin_token_file = "/etc/pinchpoint/admin.token"
+open_reads_on_loopback = false
+
+[service.schedule]
+sweep = "*/5 * * * *"            # topology and health
+smart = "0 * * * *"
+daily_report = "0 6 * * *"
+stats_interval_s = 10
+
+[[service.webhook]]
+url = "http://alertmanager:9093/api/v2/alerts"
+format = "alertmanager"
+min_severity = "warning"
+```
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import tomllib
+from collections.abc import Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
+
+from pinchpoint.model.findings import Severity
+from pinchpoint.service.notify import WebhookTarget
+
+DEFAULT_PORT = 9460
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+class SettingsError(ValueError):
+    """The service cannot start with these settings; the message names the key."""
+
+
+class Role(StrEnum):
+    AGENT = "agent"  # sweeps this host (or the demo, or a snapshot)
+    CENTRAL = "central"  # also accepts reports pushed by agents, for a fleet
+
+
+class TargetKind(StrEnum):
+    LIVE = "live"
+    DEMO = "demo"
+    SNAPSHOT = "snapshot"
+
+
+class Schedule(BaseModel):
+    """When the background jobs run: five-field cron expressions (minute hour day month weekday,
+    in the service's local time), or "" to turn a job off."""
+
+    sweep: str = "*/5 * * * *"
+    smart: str = "0 * * * *"
+    daily_report: str = "0 6 * * *"
+    stats_interval_s: float = Field(default=10.0, ge=0)  # 0: no continuous sampling
+    retention_days: int = Field(default=30, ge=1)
+    prune: str = "17 3 * * *"
+    compact_stats: str = "*/10 * * * *"  # roll statistics points into coarser tiers
+
+    @field_validator("sweep", "smart", "daily_report", "prune", "compact_stats")
+    @classmethod
+    def _five_fields(cls, value: str) -> str:
+        if not value:
+            return value
+        if len(value.split()) != 5:
+            raise ValueError(f"{value!r} is not a five-field cron expression")
+        from apscheduler.triggers.cron import CronTrigger
+
+        try:
+            CronTrigger.from_crontab(value)
+        except ValueError as err:
+            raise ValueError(f"{value!r}: {err}") from None
+        return value
+
+
+class ServiceSettings(BaseModel):
+    """Everything `pinchpoint serve` needs to start."""
+
+    listen: str = "127.0.0.1"
+    port: int = Field(default=DEFAULT_PORT, ge=0, le=65535)
+    data_dir: Path | None = None  # default: see `default_data_dir`
+    database_url: str | None = None  # default: SQLite in data_dir
+    read_token: SecretStr | None = None
+    admin_token: SecretStr | None = None
+    open_reads_on_loopback: bool = False
+    role: Role = Role.AGENT
+    target: TargetKind = TargetKind.LIVE
+    snapshot: Path | None = None
+    demo_if_no_sas: bool = False
+    push_to: str | None = None  # a central service's base URL
+    push_token: SecretStr | None = None
+    public_url: str | None = None  # links in notifications
+    raise_after: int = Field(default=2, ge=1)
+    resolve_after: int = Field(default=2, ge=1)
+    schedule: Schedule = Field(default_factory=Schedule)
+    webhooks: list[WebhookTarget] = Field(default_factory=list)
+    min_notify_severity: Severity = Severity.WARNING
+    max_body_bytes: int = Field(default=8 * 1024 * 1024, gt=0)  # JSON and statistics bodies
+    max_upload_bytes: int = Field(default=256 * 1024 * 1024, gt=0)  # snapshot archives
+    config_file: Path | None = None  # the rules' pinchpoint.toml, re-read before each sweep
+    live_stats_seconds: float = Field(default=1.0, gt=0)
+
+    @property
+    def on_loopback(self) -> bool:
+        return self.listen in LOOPBACK
+
+    @property
+    def reads_open(self) -> bool:
+        """Read endpoints without a token: only on loopback and only when asked for."""
+        return self.open_reads_on_loopback and self.on_loopback
+
+    def resolved_data_dir(self) -> Path:
+        return self.data_dir or default_data_dir()
+
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{self.resolved_data_dir() / 'pinchpoint.db'}"
+
+
+def default_data_dir() -> Path:
+    """`/var/lib/pinchpoint` for root (systemd's StateDirectory), else the XDG state dir."""
+    if os.geteuid() == 0:
+        return Path("/var/lib/pinchpoint")
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "pinchpoint"
+
+
+def _token_from_file(path: Any, key: str, where: str) -> SecretStr:
+    try:
+        text = Path(str(path)).read_text(encoding="utf-8").strip()
+    except OSError as err:
+        raise SettingsError(f"{where}: {key} {path}: cannot be read: {err.strerror}") from None
+    if not text:
+        raise SettingsError(f"{where}: {key} {path} is empty")
+    return SecretStr(text)
+
+
+def _service_table(data: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """The `[service]` table with token files read and webhooks renamed to the model's keys."""
+    table = dict(data.get("service") or {})
+    for name in ("read_token", "admin_token", "push_token"):
+        if name in table:
+            raise SettingsError(
+                f"{where}: [service] {name}: keep tokens out of the config file; use "
+                f"{name}_file or PINCHPOINT_{name.upper()}"
+            )
+        file_key = f"{name}_file"
+        if file_key in table:
+            table[name] = _token_from_file(table.pop(file_key), file_key, where)
+    if "webhook" in table:
+        table["webhooks"] = table.pop("webhook")
+    return table
+
+
+def load_settings(config_file: Path | None, **overrides: Any) -> ServiceSettings:
+    """Settings from `config_file`'s `[service]` table, the environment and `overrides` (command
+    line options that were given; None values are ignored)."""
+    where = str(config_file) if config_file else "settings"
+    table: dict[str, Any] = {}
+    if config_file is not None:
+        try:
+            data = tomllib.loads(config_file.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise SettingsError(f"{config_file}: no such config file") from None
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+            raise SettingsError(f"{config_file}: cannot be used: {err}") from None
+        table = _service_table(data, where)
+        table["config_file"] = config_file
+    environment = {
+        "database_url": os.environ.get("PINCHPOINT_DATABASE_URL"),
+        "data_dir": os.environ.get("PINCHPOINT_DATA_DIR"),
+        "read_token": os.environ.get("PINCHPOINT_READ_TOKEN"),
+        "admin_token": os.environ.get("PINCHPOINT_ADMIN_TOKEN"),
+        "push_token": os.environ.get("PINCHPOINT_PUSH_TOKEN"),
+    }
+    table.update({k: v for k, v in environment.items() if v})
+    table.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return ServiceSettings.model_validate(table)
+    except ValidationError as err:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'service'}: {e['msg']}" for e in err.errors()
+        )
+        raise SettingsError(f"{where}: [service] {problems}") from None
+
+
+def ensure_tokens(settings: ServiceSettings) -> list[Path]:
+    """Give the service tokens when none were configured: random ones, kept in files of the
+    data directory readable by the service's user only. Returns the files written."""
+    written: list[Path] = []
+    directory = settings.resolved_data_dir()
+    for name in ("read_token", "admin_token"):
+        if getattr(settings, name) is not None:
+            continue
+        path = directory / f"{name.replace('_', '.')}"
+        if path.is_file() and path.read_text(encoding="utf-8").strip():
+            setattr(settings, name, SecretStr(path.read_text(encoding="utf-8").strip()))
+            continue
+        directory.mkdir(parents=True, exist_ok=True)
+        token = secrets.token_urlsafe(32)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(token + "\n")
+        setattr(settings, name, SecretStr(token))
+        written.append(path)
+    return written

@@ -1,0 +1,95 @@
+"""The host a service sweeps: this machine, the bundled demo host, or a captured snapshot."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from pinchpoint.checks.source import LiveSource, Source, open_snapshot
+from pinchpoint.model.inventory import SourceKind
+from pinchpoint.service.settings import ServiceSettings, TargetKind
+
+SAS_HOST_CLASS = "/sys/class/sas_host"
+
+
+def has_sas_fabric(sas_host_class: str = SAS_HOST_CLASS) -> bool:
+    """True when the kernel lists a SAS host adapter (the cheap test `--demo-if-no-sas` needs)."""
+    try:
+        return bool(os.listdir(sas_host_class))
+    except OSError:
+        return False
+
+
+class HostTarget:
+    """Where each sweep reads from. The demo host is simulated once, when the service starts,
+    into a scratch directory that lives as long as the service."""
+
+    def __init__(self, kind: TargetKind, snapshot: Path | None = None) -> None:
+        if kind is TargetKind.SNAPSHOT and snapshot is None:
+            raise ValueError("a snapshot target needs the snapshot's path")
+        self.kind = kind
+        self.snapshot = snapshot
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+
+    @classmethod
+    def from_settings(cls, settings: ServiceSettings) -> HostTarget:
+        """The target the settings name; the demo when asked to fall back from a SAS-less host."""
+        if settings.target is TargetKind.LIVE and settings.demo_if_no_sas and not has_sas_fabric():
+            return cls(TargetKind.DEMO)
+        return cls(settings.target, settings.snapshot)
+
+    def open(self) -> None:
+        """Prepare the source (simulate the demo host); idempotent."""
+        if self.kind is not TargetKind.DEMO or self._scratch is not None:
+            return
+        from pinchpoint.console import scratch_dir
+        from pinchpoint.simulator import demo_spec, write_snapshot
+
+        self._scratch = tempfile.TemporaryDirectory(prefix="pinchpoint-demo-", dir=scratch_dir())
+        write_snapshot(demo_spec(), Path(self._scratch.name, "demo"))
+        self.snapshot = Path(self._scratch.name, "demo")
+
+    def close(self) -> None:
+        if self._scratch is not None:
+            self._scratch.cleanup()
+            self._scratch = None
+
+    @property
+    def live(self) -> bool:
+        return self.kind is TargetKind.LIVE
+
+    @property
+    def source_kind(self) -> SourceKind | None:
+        """What the inventory records as its source (None: what the source says itself)."""
+        return SourceKind.DEMO if self.kind is TargetKind.DEMO else None
+
+    @property
+    def label(self) -> str:
+        """How pages and logs name the target."""
+        if self.kind is TargetKind.DEMO:
+            return "demo host (simulated: field case 1, two single-pathed JBODs)"
+        if self.kind is TargetKind.SNAPSHOT:
+            return f"snapshot {self.snapshot}"
+        return "this host"
+
+    def locate_refusal(self) -> str | None:
+        """Why locate LEDs cannot be switched here, or None when they can."""
+        if self.kind is TargetKind.DEMO:
+            return "the demo host is simulated: it has no LEDs to light"
+        if self.kind is TargetKind.SNAPSHOT:
+            return "a snapshot is a record of another moment: its LEDs cannot be lit from here"
+        return None
+
+    @contextmanager
+    def source(self) -> Iterator[Source]:
+        """A source to read the host through, for one sweep."""
+        if self.kind is TargetKind.LIVE:
+            yield LiveSource()
+            return
+        self.open()
+        assert self.snapshot is not None
+        with open_snapshot(self.snapshot) as source:
+            yield source

@@ -1,0 +1,113 @@
+"""`pinchpoint serve` as an operator starts it: the real command in a process of its own."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from tests.api.conftest import free_port
+
+QUIET_CONFIG = """
+[service.schedule]
+sweep = ""
+smart = ""
+daily_report = ""
+prune = ""
+stats_interval_s = 0
+"""
+
+
+def _pinchpoint() -> str:
+    return str(Path(sys.executable).with_name("pinchpoint"))
+
+
+def test_serve_starts_on_the_demo_writes_tokens_and_stops_on_sigterm(tmp_path: Path) -> None:
+    port = free_port()
+    config = tmp_path / "pinchpoint.toml"
+    config.write_text(QUIET_CONFIG, encoding="utf-8")
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PINCHPOINT_")}
+    process = subprocess.Popen(
+        [
+            _pinchpoint(),
+            "serve",
+            "--demo",
+            "--port",
+            str(port),
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--config",
+            str(config),
+            "--open-reads",
+            "--log-level",
+            "warning",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 120
+        report = None
+        while time.monotonic() < deadline and report is None:
+            assert process.poll() is None, process.communicate()
+            try:
+                answer = httpx.get(f"{url}/v1/reports/latest", timeout=5)
+            except httpx.TransportError:
+                time.sleep(0.2)
+                continue
+            if answer.status_code == 200:
+                report = answer.json()
+            time.sleep(0.2)
+        assert report is not None, "no report from the first sweep"
+        assert report["host"]["source"] == "demo"
+        admin_token = (tmp_path / "data" / "admin.token").read_text().strip()
+        assert (tmp_path / "data" / "admin.token").stat().st_mode & 0o777 == 0o600
+        denied = httpx.post(f"{url}/v1/checks", timeout=5)
+        started = httpx.post(
+            f"{url}/v1/checks", headers={"Authorization": f"Bearer {admin_token}"}, timeout=5
+        )
+        assert denied.status_code == 401 and started.status_code == 202
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _out, err = process.communicate(timeout=60)
+    # uvicorn shuts down gracefully, then re-raises the signal it caught (exit by SIGTERM)
+    assert process.returncode in (0, -signal.SIGTERM), err
+    assert "Traceback" not in err
+    assert "a new token was written to" in " ".join(err.split())
+    assert admin_token not in err  # tokens are never printed
+
+
+def test_serve_refuses_a_bad_config_with_a_clear_message(tmp_path: Path) -> None:
+    config = tmp_path / "pinchpoint.toml"
+    config.write_text('[service]\nport = "many"\nadmin_token = "x"\n', encoding="utf-8")
+    done = subprocess.run(
+        [_pinchpoint(), "serve", "--demo", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "keep tokens out of the config file" in done.stderr
+
+
+def test_serve_refuses_a_bad_schedule(tmp_path: Path) -> None:
+    config = tmp_path / "pinchpoint.toml"
+    config.write_text('[service.schedule]\nsweep = "every five minutes"\n', encoding="utf-8")
+    done = subprocess.run(
+        [_pinchpoint(), "serve", "--demo", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "schedule.sweep" in done.stderr and "cron" in done.stderr

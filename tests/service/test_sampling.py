@@ -1,0 +1,34 @@
+"""The statistics sampler: live intervals from this machine, replayed ones from a snapshot."""
+
+from __future__ import annotations
+
+import time
+
+from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.source import LiveSource
+from pinchpoint.model.histogram import LatencyHistogram
+from pinchpoint.service.sampling import IntervalSource, scaled
+from pinchpoint.service.settings import TargetKind
+from pinchpoint.service.target import HostTarget
+
+
+def test_a_live_tick_measures_this_machine_between_two_reads() -> None:
+    inventory = collect_inventory(LiveSource(), parallel=False)
+    source = IntervalSource(HostTarget(TargetKind.LIVE))
+    assert source.next(inventory) is None  # the first read only sets the baseline
+    time.sleep(0.2)
+    interval = source.next(inventory)
+    assert interval is not None and 0.1 < interval.interval_s < 5
+    assert interval.devices, "this machine has block devices"
+    partitions = {p.name for d in inventory.block.devices for p in d.partitions}
+    assert not partitions.intersection(f.device for f in interval.devices)
+
+
+def test_a_histogram_scaled_to_an_interval_keeps_its_shape() -> None:
+    whole = LatencyHistogram()
+    whole.record_seconds(0.004, 300)
+    whole.record_seconds(0.2, 100)
+    part = scaled(whole, 40)
+    assert part is not None and part.count == 40
+    assert part.share_above(0.1) == whole.share_above(0.1)
+    assert scaled(whole, 0) is None and scaled(LatencyHistogram(), 10) is None

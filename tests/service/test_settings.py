@@ -1,0 +1,69 @@
+"""Service settings: the config file's [service] table, the environment, tokens."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pinchpoint.service.settings import SettingsError, ensure_tokens, load_settings
+
+
+def test_defaults_listen_on_loopback_with_reads_closed(tmp_path: Path) -> None:
+    settings = load_settings(None, data_dir=tmp_path)
+    assert settings.listen == "127.0.0.1" and settings.port == 9460
+    assert not settings.reads_open
+    assert settings.resolved_database_url() == f"sqlite:///{tmp_path / 'pinchpoint.db'}"
+
+
+def test_open_reads_hold_on_loopback_only(tmp_path: Path) -> None:
+    assert load_settings(None, open_reads_on_loopback=True).reads_open
+    assert not load_settings(None, open_reads_on_loopback=True, listen="0.0.0.0").reads_open
+
+
+def test_the_environment_overrides_the_file_and_options_override_both(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "pinchpoint.toml"
+    config.write_text('[service]\nport = 9000\ndatabase_url = "sqlite:///a.db"\n')
+    monkeypatch.setenv("PINCHPOINT_DATABASE_URL", "postgresql+psycopg://db/pinchpoint")
+    settings = load_settings(config, port=9100)
+    assert settings.port == 9100
+    assert settings.database_url == "postgresql+psycopg://db/pinchpoint"
+
+
+def test_tokens_come_from_files_never_from_the_config_text(tmp_path: Path) -> None:
+    token = tmp_path / "admin.token"
+    token.write_text("s3cret-admin\n")
+    config = tmp_path / "pinchpoint.toml"
+    config.write_text(f'[service]\nadmin_token_file = "{token}"\n')
+    settings = load_settings(config)
+    assert settings.admin_token is not None
+    assert settings.admin_token.get_secret_value() == "s3cret-admin"
+    assert "s3cret" not in repr(settings)
+    config.write_text('[service]\nadmin_token = "inline"\n')
+    with pytest.raises(SettingsError, match="keep tokens out of the config file"):
+        load_settings(config)
+
+
+def test_missing_tokens_are_generated_once_and_kept_private(tmp_path: Path) -> None:
+    settings = load_settings(None, data_dir=tmp_path)
+    written = ensure_tokens(settings)
+    assert sorted(p.name for p in written) == ["admin.token", "read.token"]
+    assert all(p.stat().st_mode & 0o777 == 0o600 for p in written)
+    again = load_settings(None, data_dir=tmp_path)
+    assert ensure_tokens(again) == []
+    assert again.admin_token == settings.admin_token
+
+
+def test_mistakes_name_the_key(tmp_path: Path) -> None:
+    config = tmp_path / "pinchpoint.toml"
+    config.write_text('[service]\nport = "many"\n')
+    with pytest.raises(SettingsError, match="port"):
+        load_settings(config)
+    config.write_text('[service.schedule]\nsweep = "61 * * * *"\n')
+    with pytest.raises(SettingsError, match=r"schedule\.sweep"):
+        load_settings(config)
+    config.write_text("[service\n")
+    with pytest.raises(SettingsError, match="cannot be used"):
+        load_settings(config)

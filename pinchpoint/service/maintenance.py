@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from pinchpoint.model.findings import Finding, Severity
 from pinchpoint.model.inventory import Inventory
-from pinchpoint.model.sas import Enclosure
+from pinchpoint.model.sas import Disk, Enclosure, Slot
 
 
 class CableEnd(BaseModel):
@@ -98,29 +98,30 @@ def _cabling(enclosure: Enclosure, inventory: Inventory) -> list[CableEnd]:
     return ends
 
 
+def disk_label(disk: Disk) -> str:
+    """`HGST HUH721212AL5200 8HK1ZT4H`: what the label on the carrier says."""
+    return " ".join(p for p in (disk.vendor, disk.model, disk.serial) if p) or disk.id
+
+
+def slot_view(slot: Slot, disk: Disk | None, enclosure: Enclosure) -> SlotView:
+    """One bay as the technician sees it: occupied, faulted, locate, the disk and its paths."""
+    return SlotView(
+        index=slot.index,
+        descriptor=slot.descriptor,
+        occupied=slot.occupied,
+        fault=slot.fault,
+        locate=slot.locate,
+        status=slot.status,
+        disk_id=slot.disk_id,
+        disk=disk_label(disk) if disk is not None else None,
+        paths=disk.path_count if disk is not None else None,
+        paths_expected=enclosure.paths_expected if disk is not None else None,
+    )
+
+
 def _slots(enclosure: Enclosure, inventory: Inventory) -> list[SlotView]:
     disks = {d.id: d for d in inventory.sas.disks if d.enclosure_id == enclosure.id}
-    views = []
-    for slot in enclosure.slots:
-        disk = disks.get(slot.disk_id or "")
-        label = None
-        if disk is not None:
-            label = " ".join(p for p in (disk.vendor, disk.model, disk.serial) if p) or disk.id
-        views.append(
-            SlotView(
-                index=slot.index,
-                descriptor=slot.descriptor,
-                occupied=slot.occupied,
-                fault=slot.fault,
-                locate=slot.locate,
-                status=slot.status,
-                disk_id=slot.disk_id,
-                disk=label,
-                paths=disk.path_count if disk is not None else None,
-                paths_expected=enclosure.paths_expected if disk is not None else None,
-            )
-        )
-    return views
+    return [slot_view(slot, disks.get(slot.disk_id or ""), enclosure) for slot in enclosure.slots]
 
 
 def _findings_by_entity(findings: list[Finding]) -> dict[str, list[Finding]]:

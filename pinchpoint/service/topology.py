@@ -25,7 +25,12 @@ from pinchpoint.model.histogram import LatencyHistogram
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.sas import Chain, Disk, Enclosure, Hba, HbaPort
 from pinchpoint.model.stats import Metric
-from pinchpoint.service.maintenance import EnclosureMaintenance, enclosure_maintenance
+from pinchpoint.service.maintenance import (
+    EnclosureMaintenance,
+    SlotView,
+    enclosure_maintenance,
+    slot_view,
+)
 from pinchpoint.stats.series import SeriesPoint, combine_into
 
 if TYPE_CHECKING:
@@ -50,16 +55,9 @@ class Figures(BaseModel):
     p99_ms: float | None = None
 
 
-class SlotNode(BaseModel):
-    index: int
-    descriptor: str | None = None
-    occupied: bool | None = None
-    fault: bool | None = None
-    locate: bool | None = None
-    disk_id: str | None = None
-    disk: str | None = None  # "HGST HUH721212AL5200 8HK1ZT4H"
-    paths: int | None = None
-    paths_expected: int | None = None
+class SlotNode(SlotView):
+    """A bay with its worst open finding and its disk's figures."""
+
     worst: Severity | None = None
     figures: Figures | None = None
 
@@ -328,10 +326,6 @@ def _chain_node(chain: Chain, names: dict[str, str]) -> ChainNode:
     )
 
 
-def _disk_label(disk: Disk) -> str:
-    return " ".join(p for p in (disk.vendor, disk.model, disk.serial) if p) or disk.id
-
-
 def _slot_nodes(
     enclosure: Enclosure,
     disks: dict[str, Disk],
@@ -343,15 +337,7 @@ def _slot_nodes(
         disk = disks.get(slot.disk_id or "")
         nodes.append(
             SlotNode(
-                index=slot.index,
-                descriptor=slot.descriptor,
-                occupied=slot.occupied,
-                fault=slot.fault,
-                locate=slot.locate,
-                disk_id=slot.disk_id,
-                disk=_disk_label(disk) if disk is not None else None,
-                paths=disk.path_count if disk is not None else None,
-                paths_expected=enclosure.paths_expected if disk is not None else None,
+                **vars(slot_view(slot, disk, enclosure)),
                 worst=index.worst(index.of(slot.disk_id)) if slot.disk_id else None,
                 figures=disk_figures.get(slot.disk_id or ""),
             )

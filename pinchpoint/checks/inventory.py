@@ -106,11 +106,14 @@ def _join_health_to_disks(inventory: Inventory) -> None:
 
 
 def _block_and_health(
-    source: Source, problems: ProblemLog, say: Progress
+    source: Source, problems: ProblemLog, say: Progress, read_health: bool = True
 ) -> tuple[BlockInventory, DiskHealthInventory]:
-    """Block devices, then SMART health of the disks among them (smartctl needs their WWIDs)."""
+    """Block devices, then SMART health of the disks among them (smartctl needs their WWIDs);
+    without `read_health`, no smartctl run and an empty health part (the caller has one)."""
     say("reading block devices")
     block = _guarded("block", problems, BlockInventory(), lambda: collect_block(source, problems))
+    if not read_health:
+        return block, DiskHealthInventory()
     say("reading disk health (smartctl)")
     devices: list[str] = []
     if source.kind is SourceKind.SNAPSHOT and not source.exists("/commands/smartctl"):
@@ -136,11 +139,11 @@ def _block_and_health(
 
 
 def _child_parts(
-    source: Source, problems: ProblemLog, say: Progress
+    source: Source, problems: ProblemLog, say: Progress, read_health: bool = True
 ) -> tuple[BlockInventory, DiskHealthInventory, ZfsInventory]:
     """What the child reads, none of it needing the SAS walk: block devices and disk health,
     then ZFS pools (the SAS walk takes longer, so the child has the time)."""
-    block, health = _block_and_health(source, problems, say)
+    block, health = _block_and_health(source, problems, say, read_health)
     say("reading ZFS pools")
     zfs = _guarded("zfs", problems, ZfsInventory(), lambda: collect_zfs(source, problems))
     return block, health, zfs
@@ -164,11 +167,14 @@ def _worth_a_child(source: Source, parallel: bool | None) -> bool:
 class _ChildParts:
     """`_child_parts` in a forked child; its progress and result come back over a pipe."""
 
-    def __init__(self, source: Source) -> None:
+    def __init__(self, source: Source, read_health: bool = True) -> None:
         context = multiprocessing.get_context("fork")
         self._receive, send = context.Pipe(duplex=False)
         self._process = context.Process(
-            target=_child_main, args=(source, send), name="pinchpoint-block-health-zfs", daemon=True
+            target=_child_main,
+            args=(source, send, read_health),
+            name="pinchpoint-block-health-zfs",
+            daemon=True,
         )
         self._process.start()
         send.close()  # the child holds the other end; EOF here means it is gone
@@ -193,11 +199,11 @@ class _ChildParts:
                 self._process.kill()
 
 
-def _child_main(source: Source, send: Connection) -> None:
+def _child_main(source: Source, send: Connection, read_health: bool = True) -> None:
     problems = ProblemLog()
     try:
         block, health, zfs = _child_parts(
-            source, problems, lambda message: send.send(("progress", message))
+            source, problems, lambda message: send.send(("progress", message)), read_health
         )
         send.send(("result", (block, health, zfs, problems)))
     finally:
@@ -211,18 +217,21 @@ def collect_inventory(
     kind: SourceKind | None = None,
     progress: Progress | None = None,
     parallel: bool | None = None,
+    known_health: DiskHealthInventory | None = None,
 ) -> Inventory:
     """Read everything the inventory holds from `source`; each part fails on its own.
 
     `parallel`: read block devices and disk health in a child process (None: when the host is
-    large enough to gain from it)."""
+    large enough to gain from it). `known_health`: SMART health read recently (the service
+    reads it hourly, not at every sweep): used as it is instead of running smartctl."""
+    read_health = known_health is None
     problems = ProblemLog()
     say = progress or (lambda _msg: None)
     say("reading host identity")
     host = _guarded(
         "host", problems, HostInfo(source=kind or source.kind), lambda: host_info(source, kind)
     )
-    background = _ChildParts(source) if _worth_a_child(source, parallel) else None
+    background = _ChildParts(source, read_health) if _worth_a_child(source, parallel) else None
     say("walking the SAS transport tree")
     walker = SasSysfsWalker(source, problems)
     hosts: list[HostNode] = _guarded("sas", problems, [], walker.hosts)
@@ -252,10 +261,14 @@ def collect_inventory(
     )
     child = background.result(say) if background is not None else None
     if child is None:
-        inventory.block, inventory.health, inventory.zfs = _child_parts(source, problems, say)
+        inventory.block, inventory.health, inventory.zfs = _child_parts(
+            source, problems, say, read_health
+        )
     else:
         inventory.block, inventory.health, inventory.zfs, child_problems = child
         problems.absorb(child_problems)
+    if known_health is not None:
+        inventory.health = known_health
     _join_health_to_disks(inventory)
     inventory.problems = [*source.open_problems, *problems.problems()]
     return inventory

@@ -11,6 +11,7 @@ from pinchpoint.checks.gc_pause import gc_paused
 from pinchpoint.checks.inventory import collect_inventory
 from pinchpoint.checks.source import Source
 from pinchpoint.model.findings import Mute, Report
+from pinchpoint.model.health import DiskHealthInventory
 from pinchpoint.model.inventory import Inventory, SourceKind
 from pinchpoint.rules.base import Rule
 from pinchpoint.rules.catalog import CATALOG
@@ -37,6 +38,7 @@ def check_source(
     seconds: float = 1.0,
     stored_mutes: Callable[[str], Sequence[Mute]] | None = None,
     previous: Inventory | None = None,
+    known_health: DiskHealthInventory | None = None,
     catalog: tuple[Rule, ...] = CATALOG,
     progress: Callable[[str], None] | None = None,
     now: datetime | None = None,
@@ -45,7 +47,7 @@ def check_source(
     config's; `previous` is the sweep before, for rules that compare two sweeps."""
     say = progress or (lambda _message: None)
     with gc_paused():  # a few hundred thousand models that hold no cycles: nothing to collect
-        inventory = collect_inventory(source, kind=kind, progress=say)
+        inventory = collect_inventory(source, kind=kind, progress=say, known_health=known_health)
         say("gathering statistics")
         statistics = gather_statistics(source, inventory, live=live, seconds=seconds)
         extra = stored_mutes(inventory.host.hostname or "") if stored_mutes else ()

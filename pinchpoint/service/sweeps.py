@@ -54,6 +54,7 @@ class Sweep(BaseModel):
     duration_s: float | None = None
     report_id: int | None = None
     findings: int | None = None
+    read_smart: bool | None = None  # False: SMART health reused from a sweep under an hour old
     error: str | None = None
 
 
@@ -76,6 +77,7 @@ class SweepRunner:
         raise_after: int = 2,
         resolve_after: int = 2,
         live_seconds: float = 1.0,
+        smart_max_age_s: float = 3600.0,
         on_transitions: Callable[[list[FindingTransition]], None] | None = None,
         on_report: ReportListener | None = None,
     ) -> None:
@@ -92,6 +94,8 @@ class SweepRunner:
         self._lock = threading.Lock()
         self._worker: threading.Thread | None = None
         self._previous: Inventory | None = None
+        self._health_read_at = 0.0  # monotonic time of the last sweep that ran smartctl
+        self.smart_max_age_s = smart_max_age_s
         self.counters = SweepCounters()
 
     # --- asking for sweeps -------------------------------------------------------------
@@ -227,6 +231,12 @@ class SweepRunner:
             config = self._config()
         except ConfigError as err:
             raise RuntimeError(f"the rules' config file cannot be used: {err}") from None
+        reuse_health = (
+            sweep.reason == "schedule"
+            and self._previous is not None
+            and time.monotonic() - self._health_read_at < self.smart_max_age_s
+        )
+        self._update(sweep, read_smart=not reuse_health)
         with self.target.source() as source:
             checkup = check_source(
                 source,
@@ -235,6 +245,7 @@ class SweepRunner:
                 config=config,
                 seconds=self.live_seconds,
                 previous=self._previous,
+                known_health=self._previous.health if reuse_health and self._previous else None,
                 progress=lambda message: self._update(sweep, step=message),
                 stored_mutes=self.store.active_mutes,
             )
@@ -248,4 +259,6 @@ class SweepRunner:
             resolve_after=self.resolve_after,
         )
         self._previous = checkup.inventory
+        if not reuse_health:
+            self._health_read_at = time.monotonic()
         return saved, checkup

@@ -285,3 +285,13 @@ def test_a_report_written_by_another_process_is_served_after_a_background_check(
         raise AssertionError("the newer report was never picked up")
     with fresh_server.client() as client:
         assert client.get("/v1/reports/latest").headers["x-report-id"] == str(saved.id)
+
+
+def test_scheduled_sweeps_reuse_smart_health_read_within_the_hour(fresh_server: Server) -> None:
+    runner = fresh_server.service.runner
+    first = runner.wait(runner.request("startup").id, 300)
+    scheduled = runner.wait(runner.request("schedule").id, 300)
+    asked = runner.wait(runner.request("api").id, 300)
+    assert first is not None and scheduled is not None and asked is not None
+    assert (first.read_smart, scheduled.read_smart, asked.read_smart) == (True, False, True)
+    assert scheduled.state == "done" and scheduled.findings == first.findings

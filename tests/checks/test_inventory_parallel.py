@@ -72,3 +72,21 @@ def test_absorbed_problems_keep_the_per_kind_cap() -> None:
     lines = parent.problems()
     assert len(lines) == MAX_PROBLEMS_PER_KIND + 1
     assert lines[-1].reason == "6 more problems of this kind"
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_known_health_is_used_instead_of_running_smartctl(
+    demo_snapshot: Path, parallel: bool
+) -> None:
+    """The service reads SMART hourly: between, a sweep passes the health it has."""
+    first = collect_inventory(SnapshotSource(demo_snapshot), parallel=False)
+    said: list[str] = []
+    again = collect_inventory(
+        SnapshotSource(demo_snapshot),
+        parallel=parallel,
+        known_health=first.health,
+        progress=said.append,
+    )
+    assert again.health == first.health and len(again.health.disks) == 144
+    assert not any("smartctl" in message for message in said)
+    assert again.block == first.block

@@ -22,6 +22,7 @@ from pinchpoint.console import errors, fail, output_console, progress_bar, progr
 
 if TYPE_CHECKING:
     from pinchpoint.model.findings import Report
+    from pinchpoint.model.inventory import Inventory
     from pinchpoint.report import ReportFormat
     from pinchpoint.rules.base import Rule
     from pinchpoint.rules.config import Config
@@ -59,14 +60,34 @@ def _config(path: Path | None, catalog: tuple[Rule, ...]) -> Config:
         raise fail(str(err)) from None
 
 
+def previous_inventory(path: Path) -> Inventory:
+    """The inventory of an earlier snapshot of the host, for the rules that compare two sweeps
+    (phy error counters rising)."""
+    from pinchpoint.checks.inventory import collect_inventory
+    from pinchpoint.checks.source import open_snapshot
+
+    try:
+        with open_snapshot(path) as source:
+            return collect_inventory(source)
+    except (FileNotFoundError, ValueError) as err:
+        raise fail(f"--previous {path}: {err}") from None
+
+
 def check_host(
-    snapshot: Path | None, demo: bool, config: Config, seconds: float, catalog: tuple[Rule, ...]
+    snapshot: Path | None,
+    demo: bool,
+    config: Config,
+    seconds: float,
+    catalog: tuple[Rule, ...],
+    previous: Path | None = None,
 ) -> Checkup:
-    """Collect (or read) the host, gather its statistics and evaluate `catalog` against it."""
+    """Collect (or read) the host, gather its statistics and evaluate `catalog` against it
+    (and against an earlier snapshot of it, `previous`)."""
     from pinchpoint.model.inventory import SourceKind
     from pinchpoint.service.checkup import check_source
     from pinchpoint.stats_cli.show import host_source
 
+    before = previous_inventory(previous) if previous is not None else None
     with host_source(snapshot, demo) as (source, kind), progress_bar() as progress:
         task = progress.add_task("inventory", total=None)
         checkup = check_source(
@@ -75,6 +96,7 @@ def check_host(
             live=snapshot is None and not demo,
             config=config,
             seconds=seconds,
+            previous=before,
             catalog=catalog,
             progress=progress_reporter(progress, task),
         )
@@ -140,6 +162,13 @@ def check_command(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write the report to this file.")
     ] = None,
+    previous: Annotated[
+        Path | None,
+        typer.Option(
+            "--previous",
+            help="An earlier snapshot of the host: rules compare the two (phy errors rising).",
+        ),
+    ] = None,
     push_to: Annotated[
         str | None,
         typer.Option(
@@ -159,7 +188,7 @@ def check_command(
         raise fail(f"--seconds must be above 0, not {seconds}")
     config = _config(config_file, CATALOG)
     try:
-        checkup = check_host(snapshot, demo, config, seconds, CATALOG)
+        checkup = check_host(snapshot, demo, config, seconds, CATALOG, previous)
     except typer.Exit:
         raise
     except Exception as err:  # exit 2, not a traceback and not Python's 1 (= "findings")

@@ -216,3 +216,22 @@ def test_close_matches_offer_the_same_family_when_nothing_is_similar() -> None:
     known = ["sas.chain.too_deep", "sas.enclosure.single_path", "net.link.downgraded"]
     assert close_matches("sas.zzz", known) == ["sas.chain.too_deep", "sas.enclosure.single_path"]
     assert close_matches("qqq", known) == []
+
+
+def test_previous_compares_two_sweeps_of_a_host(tmp_path: Path) -> None:
+    """`--previous`: phy error counters rising between two snapshots are a finding."""
+    sweeps = []
+    for name in ("phy_errors_sweep1", "phy_errors_sweep2"):
+        write_snapshot(load_spec(SPECS / f"{name}.toml"), tmp_path / name)
+        sweeps.append(str(tmp_path / name))
+    code, out = check("--snapshot", sweeps[1], "--format", "json", stdout=True)
+    alone = Report.model_validate_json(out)
+    assert "sas.phy.errors" not in {f.rule for f in alone.findings}
+    code, out = check(
+        "--snapshot", sweeps[1], "--previous", sweeps[0], "--format", "json", stdout=True
+    )
+    compared = Report.model_validate_json(out)
+    rising = [f for f in compared.findings if f.rule == "sas.phy.errors"]
+    assert [f.entity.name for f in rising] == ["0000:03:00.0 SAS9300-8e connector 0 phy 1"]
+    code, out = check("--snapshot", sweeps[1], "--previous", str(tmp_path / "nowhere"))
+    assert code == 2 and "--previous" in out and "nowhere" in out

@@ -12,25 +12,13 @@ from collections.abc import Mapping
 
 from pinchpoint.model.findings import Evidence, Fact, Finding, Severity
 from pinchpoint.model.inventory import Inventory
-from pinchpoint.model.network import Nic, NicKind
+from pinchpoint.model.network import Nic
 from pinchpoint.rules.entities import nic_ref
+from pinchpoint.rules.net import nic_model_key
 
 FLEET_NIC_RULE = "fleet.nic.peer_outlier"
 MIN_FLEET_PEERS = 3  # NICs of one model, across hosts, before one of them can stand out
-PARAVIRTUAL = frozenset({"virtio_net", "vmxnet3", "hv_netvsc", "xen_netfront", "veth", "bonding"})
 SHOWN_PEERS = 10
-
-
-def nic_model_key(nic: Nic, inventory: Inventory) -> tuple[str, str] | None:
-    """What makes two NICs identical: driver and PCI model (vendor:device), else the driver and
-    the fastest speed it supports. None for virtual NICs."""
-    driver = nic.driver.driver if nic.driver else None
-    if nic.kind is not NicKind.PHYSICAL or driver is None or driver in PARAVIRTUAL:
-        return None
-    function = inventory.pcie.by_address(nic.pci_address) if nic.pci_address else None
-    if function is not None and function.vendor_id and function.device_id:
-        return driver, f"{function.vendor_id}:{function.device_id}"
-    return driver, f"fastest {nic.max_supported_speed_mbps} Mb/s"
 
 
 def _running(nic: Nic) -> bool:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from pinchpoint.model.breakdown import LinkFigures
 from pinchpoint.model.findings import EntityRef, Evidence, Fact, Severity
+from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.network import Bond, Duplex, Nic, NicKind, fastest_mbps
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
 from pinchpoint.rules.entities import bond_ref, nic_ref
@@ -262,12 +263,13 @@ HALF_DUPLEX = Rule(
 )
 
 
-def _peer_key(nic: Nic, context: RuleContext) -> tuple[str, str] | None:
-    """What makes two NICs identical: the driver and the PCI model (vendor:device ids)."""
+def nic_model_key(nic: Nic, inventory: Inventory) -> tuple[str, str] | None:
+    """What makes two NICs identical, on one host or across a fleet: the driver and the PCI
+    model (vendor:device ids), else the fastest speed it supports. None for virtual NICs."""
     driver = _driver(nic)
     if nic.kind is not NicKind.PHYSICAL or driver is None or driver in PARAVIRTUAL_DRIVERS:
         return None
-    function = context.inventory.pcie.by_address(nic.pci_address) if nic.pci_address else None
+    function = inventory.pcie.by_address(nic.pci_address) if nic.pci_address else None
     if function is not None and function.vendor_id and function.device_id:
         return driver, f"{function.vendor_id}:{function.device_id}"
     return driver, f"fastest {nic.max_supported_speed_mbps} Mb/s"
@@ -277,7 +279,7 @@ def identical_nics(context: RuleContext) -> list[list[Nic]]:
     """Groups of two or more physical NICs with the same driver and model."""
     groups: dict[tuple[str, str], list[Nic]] = {}
     for nic in context.inventory.network.nics:
-        key = _peer_key(nic, context)
+        key = nic_model_key(nic, context.inventory)
         if key is not None:
             groups.setdefault(key, []).append(nic)
     return [group for group in groups.values() if len(group) >= 2]

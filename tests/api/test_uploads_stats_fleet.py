@@ -159,6 +159,7 @@ def test_statistics_files_and_json_histograms_are_accepted(demo_server: Server) 
             headers={"content-type": "text/plain"},
         )
         empty = admin.post("/v1/stats", content=b"", headers={"content-type": "text/plain"})
+        no_points = admin.post("/v1/stats", json={"points": []})
     assert zpool.status_code == 201, zpool.text
     assert zpool.json()["points"] > 0 and zpool.json()["kind"] == "zpool-iostat-w"
     assert histograms.status_code == 201, histograms.text
@@ -166,6 +167,7 @@ def test_statistics_files_and_json_histograms_are_accepted(demo_server: Server) 
     assert garbled.status_code == 422 and "binary" in garbled.json()["detail"]
     assert unknown.status_code == 422 and "unknown format" in unknown.json()["detail"]
     assert empty.status_code == 400
+    assert no_points.status_code == 422 and "nothing in it could be used" in no_points.text
 
 
 def fleet_reports(tmp_path: Path, count: int, slow: int) -> list[tuple[Report, Inventory]]:

@@ -18,6 +18,7 @@ from pinchpoint.model.breakdown import GroupLevel
 from pinchpoint.model.stats import ImportKind
 from pinchpoint.service.stats_view import (
     PERCENTILES,
+    HistogramPoint,
     HistogramUpload,
     SeriesView,
     StatsImportResult,
@@ -116,6 +117,8 @@ async def post_stats(
     if view is None or view.inventory is None:
         raise ProblemError(409, "no-inventory", "no inventory yet to attach statistics to")
     host_name = host or view.report.host.hostname or ""
+    file: tuple[str, ImportKind | None] | None = (text, kind)
+    points: list[HistogramPoint] = []
     content_type = request.headers.get("content-type", "")
     if kind is None and content_type.startswith("application/json"):
         try:
@@ -131,12 +134,10 @@ async def post_stats(
                 upload = HistogramUpload.model_validate(parsed)
             except ValidationError as err:
                 raise ProblemError(422, "validation", f"body: {err}") from None
-            return await run_in_threadpool(
-                import_statistics, service, view.inventory, host_name, None, upload.points
-            )
+            file, points = None, upload.points
     try:
         return await run_in_threadpool(
-            import_statistics, service, view.inventory, host_name, (text, kind), []
+            import_statistics, service, view.inventory, host_name, file, points
         )
     except ValueError as err:
         raise ProblemError(422, "stats-import", str(err)) from None

@@ -8,10 +8,17 @@ import gzip
 from collections.abc import Callable
 
 from fastapi import Request, Response
+from starlette.concurrency import run_in_threadpool
 
-from pinchpoint.service.runtime import HostView
+from pinchpoint.service.runtime import HostView, Service
 
 GZIP_ABOVE_BYTES = 1400  # smaller answers fit one packet as they are
+
+
+async def current_view(service: Service, host: str | None) -> HostView | None:
+    """The newest view of `host`: from memory when cached, else read from the store on a
+    worker thread (the event loop keeps serving meanwhile)."""
+    return service.fresh_view(host) or await run_in_threadpool(service.view, host)
 
 
 def accepts_gzip(request: Request) -> bool:

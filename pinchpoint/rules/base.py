@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
+from typing import Any, TypeVar
 
 from pinchpoint.model.breakdown import Breakdown, GroupFigures, GroupLevel
 from pinchpoint.model.findings import EntityRef, Evidence, Severity
@@ -62,6 +63,9 @@ class Hit:
     remediation: str | None = None  # None: the rule's remediation text
 
 
+T = TypeVar("T")
+
+
 @dataclass
 class RuleContext:
     """Everything a rule may look at for one host. Statistics are empty where not measured."""
@@ -72,6 +76,15 @@ class RuleContext:
     net_intervals: list[NetDevInterval] = field(default_factory=list)
     previous: Inventory | None = None
     slower_than_s: float = 0.220  # the "slow I/O" line of the breakdown (field case 1: 220 ms)
+    _shared: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def shared(self, key: str, compute: Callable[[], T]) -> T:
+        """A figure several rules derive from the same inputs (each disk's latency, a pool's
+        write-back disks), computed by the first rule that asks and kept for the others."""
+        if key not in self._shared:
+            self._shared[key] = compute()
+        value: T = self._shared[key]
+        return value
 
     @cached_property
     def breakdown(self) -> Breakdown:

@@ -491,6 +491,18 @@ class DiskNames:
 WRITE_BACK_ROLES = frozenset({VdevRole.DATA, VdevRole.SPECIAL, VdevRole.DEDUP, VdevRole.CACHE})
 
 
+def all_disk_latencies(context: RuleContext) -> dict[str, DeviceLatency]:
+    """`disk_latencies` of every SAS disk, computed once per check for all the rules."""
+    return context.shared(
+        "disk_latencies", lambda: disk_latencies(context, context.inventory.sas.disks)
+    )
+
+
+def pool_write_back(context: RuleContext) -> frozenset[str]:
+    """`write_back_entities` of the host, computed once per check for all the rules."""
+    return context.shared("write_back", lambda: write_back_entities(context.inventory))
+
+
 def write_back_entities(inventory: Inventory) -> frozenset[str]:
     """The disks and LUNs (by entity id) whose writes are a ZFS pool's write-back: the leaves
     of its data, special and dedup vdevs and its cache devices. ZFS gathers writes in memory
@@ -747,13 +759,13 @@ def latency_above_limits(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     """LUNs, volumes and disks whose mean read or write latency is above the warning or
     critical line (a pool's write-back writes are not judged); disks reported by enclosure."""
     inventory = context.inventory
-    write_back = write_back_entities(inventory)
+    write_back = pool_write_back(context)
     for mean in volume_latencies(context):
         directions = judged_directions(mean.ref.id, write_back)
         found = verdicts(mean, limits, mean.ref.id, directions)
         if found:
             yield _volume_hit(mean, found)
-    loads = disk_latencies(context, inventory.sas.disks)
+    loads = all_disk_latencies(context)
     for group in disk_groups(inventory, loads):
         by_direction: dict[str, list[tuple[Disk, Verdict]]] = {}
         for disk in group.disks:
@@ -1058,7 +1070,7 @@ def overwhelmed_disks(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     """LUNs, volumes and disks that held a queue of one I/O or more while each I/O took
     longer than PAL's limits, for most of the measured time; disks reported by enclosure."""
     inventory = context.inventory
-    write_back = write_back_entities(inventory)
+    write_back = pool_write_back(context)
     min_queue = limits.number("min_queue")
     for ref, samples in queue_samples(context, write_back).values():
         o = overwhelmed(samples, limits, ref.id)

@@ -14,7 +14,7 @@ from pinchpoint.model.sas import Disk, Enclosure
 from pinchpoint.model.stats import HistogramKind
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
 from pinchpoint.rules.entities import enclosure_ref
-from pinchpoint.rules.latency import DeviceLatency, DiskNames, disk_latencies
+from pinchpoint.rules.latency import DeviceLatency, DiskNames, all_disk_latencies
 
 # The ZFS parameters that cap the I/Os in flight per leaf device (any one class may fill it).
 ZFS_CLASS_LIMITS = (
@@ -259,7 +259,8 @@ def hdd_queue_too_deep(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     if not places:
         return
     deep_disks = [d for _, _, deep, _ in places for d, _ in deep]
-    means = disk_latencies(context, deep_disks)
+    every_disk = all_disk_latencies(context)
+    means = {d.id: every_disk[d.id] for d in deep_disks if d.id in every_disk}
     times = cache(lambda: device_times(context, {d.id for d in deep_disks}))
     for _place, ref, deep, settings in places:
         disks = [d for d, _ in deep]

@@ -294,10 +294,6 @@ class Service:
         settle_heap()
         return view
 
-    def report_json(self, view: HostView) -> bytes:
-        """The report of `view` as JSON bytes (serialised once per report)."""
-        return view.cached("report.json", lambda: view.report.model_dump_json().encode())
-
     # --- scheduled chores --------------------------------------------------------------
 
     def write_daily_report(self) -> None:

@@ -212,8 +212,9 @@ def ensure_tokens(settings: ServiceSettings) -> list[Path]:
         if getattr(settings, name) is not None:
             continue
         path = directory / f"{name.replace('_', '.')}"
-        if path.is_file() and path.read_text(encoding="utf-8").strip():
-            setattr(settings, name, SecretStr(path.read_text(encoding="utf-8").strip()))
+        kept = path.read_text(encoding="utf-8").strip() if path.is_file() else ""
+        if kept:
+            setattr(settings, name, SecretStr(kept))
             continue
         directory.mkdir(parents=True, exist_ok=True)
         token = secrets.token_urlsafe(32)

@@ -122,33 +122,36 @@ def summed(points_by_member: Sequence[Sequence[SeriesPoint]]) -> list[SeriesPoin
     return total
 
 
-def _members(inventory: Inventory, entity: str, level: GroupLevel) -> list[tuple[str, str]]:
-    """(id, name) of the groups of `level` whose disks belong to `entity` (a group, or `host`
-    for the whole host)."""
-    levels = [level] if level in MEMBER_LEVELS else [GroupLevel.DISK, level]
-    grouped = breakdown(inventory, levels=list(dict.fromkeys([*levels, *_LEVELS])))
-    by_id = {g.id: g for lb in grouped.levels for g in lb.groups}
-    wanted = next((lb.groups for lb in grouped.levels if lb.level is level), [])
-    if entity == "host":
-        return [(g.id, g.name) for g in wanted]
-    container = by_id.get(entity)
-    if container is None:
-        raise LookupError(f"no entity {entity!r} with statistics in the inventory")
-    inside = set(container.member_ids)
-    return [(g.id, g.name) for g in wanted if inside.intersection(g.member_ids)]
-
-
 _LEVELS = (GroupLevel.ENCLOSURE, GroupLevel.CHAIN, GroupLevel.HBA_PORT, GroupLevel.HBA)
 
 
-def _entity_level(inventory: Inventory, entity: str) -> tuple[GroupLevel | None, str, list[str]]:
-    """The level, name and member disk ids of `entity`."""
-    grouped = breakdown(inventory, levels=[GroupLevel.DISK, GroupLevel.LUN, *_LEVELS])
-    for level in grouped.levels:
-        for group in level.groups:
-            if group.id == entity:
-                return level.level, group.name, group.member_ids
-    return None, entity, []
+class _Hierarchy:
+    """The host's groups, level by level, from one breakdown: what `series_views` looks up."""
+
+    def __init__(self, inventory: Inventory, extra: GroupLevel | None) -> None:
+        levels = list(dict.fromkeys([*MEMBER_LEVELS, *_LEVELS, *([extra] if extra else [])]))
+        grouped = breakdown(inventory, levels=levels)
+        self.levels = {lb.level: lb.groups for lb in grouped.levels}
+        self.groups = {g.id: (lb.level, g) for lb in grouped.levels for g in lb.groups}
+
+    def describe(self, entity: str) -> tuple[GroupLevel | None, str, list[str]]:
+        """The level, name and member disk ids of `entity`."""
+        found = self.groups.get(entity)
+        if found is None:
+            return None, entity, []
+        level, group = found
+        return level, group.name, group.member_ids
+
+    def members(self, entity: str, level: GroupLevel) -> list[tuple[str, str]]:
+        """(id, name) of the groups of `level` whose disks belong to `entity` (a group, or
+        `host` for the whole host)."""
+        wanted = self.levels.get(level, [])
+        if entity == "host":
+            return [(g.id, g.name) for g in wanted]
+        if entity not in self.groups:
+            raise LookupError(f"no entity {entity!r} with statistics in the inventory")
+        inside = set(self.groups[entity][1].member_ids)
+        return [(g.id, g.name) for g in wanted if inside.intersection(g.member_ids)]
 
 
 def _own_points(
@@ -179,18 +182,19 @@ def series_views(
     end: datetime,
 ) -> list[SeriesView]:
     """The series `GET /v1/stats` answers with."""
+    hierarchy = _Hierarchy(inventory, by)
     if by is None:
         assert entity is not None
-        targets = [(entity, *_entity_level(inventory, entity)[:2])]
+        targets = [(entity, *hierarchy.describe(entity)[:2])]
     else:
-        targets = [(i, by, n) for i, n in _members(inventory, entity or "host", by)]
+        targets = [(i, by, n) for i, n in hierarchy.members(entity or "host", by)]
     views = []
     for target_id, level, name in targets[:MAX_SERIES]:
         own = _own_points(service, host, target_id, level, start, end)
         view = SeriesView(entity=target_id, name=name, level=level, resolution_s=own.resolution_s)
         points = own.points
         if not points and level not in MEMBER_LEVELS:
-            _level, _name, member_ids = _entity_level(inventory, target_id)
+            member_ids = hierarchy.describe(target_id)[2]
             parts = [
                 _own_points(service, host, m, GroupLevel.DISK, start, end).points
                 for m in member_ids

@@ -6,10 +6,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import TypeAdapter
-from starlette.concurrency import run_in_threadpool
 
 from pinchpoint.api.auth import ReadAccess, ServiceDep
-from pinchpoint.api.cached import cached_json
+from pinchpoint.api.cached import cached_json, current_view
 from pinchpoint.api.problems import ProblemError
 from pinchpoint.model.fc import FcPort
 from pinchpoint.model.inventory import Inventory
@@ -27,7 +26,7 @@ ENCLOSURES = TypeAdapter(list[Enclosure])
 
 async def _view(service: ServiceDep, host: str | None) -> tuple[HostView, Inventory]:
     """The newest view from memory when fresh, else read from the store on a worker thread."""
-    view = service.fresh_view(host) or await run_in_threadpool(service.view, host)
+    view = await current_view(service, host)
     if view is None or view.inventory is None:
         raise ProblemError(404, "not-found", "no inventory yet" + (f" for {host}" if host else ""))
     return view, view.inventory

@@ -9,7 +9,7 @@ from pydantic import BaseModel, TypeAdapter
 from starlette.concurrency import run_in_threadpool
 
 from pinchpoint.api.auth import AdminAccess, ReadAccess, ServiceDep
-from pinchpoint.api.cached import cached_json
+from pinchpoint.api.cached import cached_json, current_view
 from pinchpoint.api.problems import ProblemError
 from pinchpoint.model.sas import Enclosure
 from pinchpoint.service.locate import LocateError, LocateResult, set_locate
@@ -29,7 +29,7 @@ class LocateRequest(BaseModel):
 async def _maintenance(
     service: ServiceDep, host: str | None
 ) -> tuple[HostView, list[EnclosureMaintenance]]:
-    view = service.fresh_view(host) or await run_in_threadpool(service.view, host)
+    view = await current_view(service, host)
     if view is None or view.inventory is None:
         raise ProblemError(404, "not-found", "no inventory yet")
     if view.maintenance is None:

@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
 from pinchpoint.api.auth import AdminAccess, ReadAccess, ServiceDep
-from pinchpoint.api.cached import cached_json
+from pinchpoint.api.cached import cached_json, current_view
 from pinchpoint.api.params import IsoDatetime
 from pinchpoint.api.problems import ProblemError
 from pinchpoint.model.findings import Report
@@ -112,11 +112,11 @@ async def latest_report(
     format: ReportFormat = ReportFormat.JSON,
 ) -> Response:
     """The newest report (of `host`)."""
-    view = service.fresh_view(host) or await run_in_threadpool(service.view, host)
+    view = await current_view(service, host)
     if view is None:
         raise ProblemError(404, "not-found", "no report yet" + (f" for {host}" if host else ""))
     if format is ReportFormat.JSON:
-        return cached_json(request, view, "report", lambda: service.report_json(view))
+        return cached_json(request, view, "report", lambda: view.report.model_dump_json().encode())
     stored = await run_in_threadpool(service.store.report, view.report_id)
     if stored is None:
         raise ProblemError(404, "not-found", f"report {view.report_id} was pruned")

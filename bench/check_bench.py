@@ -33,9 +33,9 @@ from typing import TypeVar
 
 from machine import machine_line
 
-from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
-from pinchpoint.console import scratch_dir
+from pinchpoint.checks.source.choose import scratch_dir
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.config import Config
 from pinchpoint.rules.engine import _run, evaluate, rule_context
@@ -45,24 +45,18 @@ from pinchpoint.stats.gather import gather_statistics
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "tests" / "fixtures" / "specs" / "bench_1920_stats.toml"
-# `check` as the installed command runs it (registered here if cli.py does not yet do it).
-LAUNCH = (
-    "import sys\n"
-    "from pinchpoint.cli import app\n"
-    "from pinchpoint.check_cli import register\n"
-    "if not any(c.name == 'check' for c in app.registered_commands):\n"
-    "    register(app)\n"
-    "app(sys.argv[1:])\n"
-)
+# `check` as the installed command runs it.
+LAUNCH = "import sys\nfrom pinchpoint.cli import app\napp(sys.argv[1:])\n"
 # The same work as `check -f json`, step by step in a fresh interpreter, each step timed.
 PHASES = """
 import json, sys, time
 start = time.perf_counter()
 times = {}
 from pinchpoint.cli import app
-from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
-from pinchpoint.report import ReportFormat, report_text
+from pinchpoint.report import ReportFormat
+from pinchpoint.report.text import report_text
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.engine import build_report, rule_context
 from pinchpoint.stats.gather import gather_statistics

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from machine import machine_line
 
-from pinchpoint.checks.importers import import_stats
+from pinchpoint.checks.parse.importers import import_stats
 
 HOST = "DBSRV01"
 VOLUMES = ("C:", "D:", "E:", "F:", "H:", "_Total")
@@ -85,7 +85,7 @@ def main() -> None:
             f"{statistics.median(times):.3f} s ({len(imported.entities)} volumes, {points} points)"
             f", peak RSS of this process {in_process_rss:.0f} MiB"
         )
-        cli = [sys.executable, "-m", "pinchpoint.cli", "stats", "import", str(path), "--json"]
+        cli = [sys.executable, "-m", "pinchpoint", "stats", "import", str(path), "--json"]
         walls = []
         for _ in range(args.runs):
             begin = time.perf_counter()

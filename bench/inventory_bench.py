@@ -31,12 +31,12 @@ from pathlib import Path
 
 from machine import machine_line
 
-from pinchpoint.checks.inventory import collect_inventory
-from pinchpoint.checks.sas_fabric import FabricBuilder
-from pinchpoint.checks.sas_sysfs import SasSysfsWalker
-from pinchpoint.checks.ses import collect_ses_facts
+from pinchpoint.checks.collect.inventory import collect_inventory
+from pinchpoint.checks.collect.sas_fabric import FabricBuilder
+from pinchpoint.checks.collect.sas_sysfs import SasSysfsWalker
+from pinchpoint.checks.collect.ses import collect_ses_facts
 from pinchpoint.checks.source import SnapshotSource
-from pinchpoint.checks.sysfs import ProblemLog
+from pinchpoint.checks.source.sysfs import ProblemLog
 from pinchpoint.simulator import load_spec, write_snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -137,7 +137,7 @@ def main() -> None:
                 [
                     sys.executable,
                     "-m",
-                    "pinchpoint.cli",
+                    "pinchpoint",
                     "inventory",
                     "--snapshot",
                     str(snapshot),

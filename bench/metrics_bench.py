@@ -25,9 +25,9 @@ from pathlib import Path
 from machine import machine_line
 from prometheus_client.parser import text_string_to_metric_families
 
-from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
-from pinchpoint.console import scratch_dir
+from pinchpoint.checks.source.choose import scratch_dir
 from pinchpoint.model.findings import EntityKind, EntityRef
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.engine import build_report, rule_context

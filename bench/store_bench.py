@@ -36,9 +36,9 @@ from typing import Any
 from machine import machine_line
 from sqlalchemy import create_engine, text
 
-from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
-from pinchpoint.console import scratch_dir
+from pinchpoint.checks.source.choose import scratch_dir
 from pinchpoint.model.findings import Finding, Report, Severity
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.rules.catalog import CATALOG

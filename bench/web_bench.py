@@ -39,7 +39,7 @@ import httpx
 from machine import machine_line
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from pinchpoint.console import scratch_dir
+from pinchpoint.checks.source.choose import scratch_dir
 
 SPEC = Path(__file__).resolve().parent.parent / "tests/fixtures/specs/bench_1920_stats.toml"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

@@ -6,8 +6,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from fixture_paths import FIXTURES, TESTS
 
-FIXTURES = Path(__file__).parent / "fixtures"
 PROCFS_SNAPSHOT = FIXTURES / "snapshots" / "procfs-mpt3sas"
 
 
@@ -37,7 +37,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run the tests that start servers last: their threads stay up for the session, and a
     process with other threads must not fork, so the inventory's forked-child tests would
     quietly stop testing the fork after them."""
-    tests_root = Path(__file__).parent
+    tests_root = TESTS
 
     def starts_servers(item: pytest.Item) -> bool:
         try:

@@ -19,6 +19,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from fixture_paths import ROOT
 from typer.testing import CliRunner
 
 from pinchpoint.cli import app
@@ -26,7 +27,6 @@ from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.config import load_config
 from pinchpoint.service.settings import DEFAULT_PORT, load_settings
 
-ROOT = Path(__file__).resolve().parents[1]
 DOCKERFILE = ROOT / "Dockerfile"
 UNIT = ROOT / "deploy" / "pinchpoint.service"
 PROMETHEUS = ROOT / "deploy" / "prometheus"

@@ -31,8 +31,8 @@ from pinchpoint.api.routes import (
     stats,
     views,
 )
+from pinchpoint.api.views.stats import HistogramUpload
 from pinchpoint.service.runtime import Service
-from pinchpoint.service.stats_view import HistogramUpload
 
 DESCRIPTION = """Configuration health of a storage server's I/O path: SAS HBAs, ports, phys,
 expander chains, enclosures, disks and every path to them; NICs, bonds, FC and PCIe links.

@@ -1,37 +1,32 @@
 """A `Report` for people and programs: a Rich table for the terminal, JSON, Markdown for tickets
-and one self-contained HTML page. `docs/report-format.md` documents the JSON."""
+and one self-contained HTML page (`pinchpoint.report.text` renders each). `docs/report-format.md`
+documents the JSON.
+
+This module stays light (no models imported) because every `pinchpoint` command reads it to
+declare its `--format` option."""
 
 from __future__ import annotations
 
 from enum import StrEnum
 
-from pinchpoint.model.findings import Report
-
 
 class ReportFormat(StrEnum):
-    TABLE = "table"
+    """How a report is written: the CLI's `--format` and the API's `?format=` alike."""
+
+    TABLE = "table"  # the terminal table; plain text in a file or over HTTP
     JSON = "json"
     MARKDOWN = "markdown"
     HTML = "html"
 
+    @property
+    def media_type(self) -> str:
+        """The HTTP content type of a report written this way."""
+        return _MEDIA_TYPES[self]
 
-def report_json(report: Report) -> str:
-    """The report as JSON: the `Report` model as it dumps, indented."""
-    return report.model_dump_json(indent=2) + "\n"
 
-
-def report_text(report: Report, form: ReportFormat) -> str:
-    """The report as text in `form` (the table drawn without colours, as for a file)."""
-    if form is ReportFormat.JSON:
-        return report_json(report)
-    if form is ReportFormat.MARKDOWN:
-        from pinchpoint.report.markdown import report_markdown
-
-        return report_markdown(report)
-    if form is ReportFormat.HTML:
-        from pinchpoint.report.html import report_html
-
-        return report_html(report)
-    from pinchpoint.report.table import report_plain
-
-    return report_plain(report)
+_MEDIA_TYPES = {
+    ReportFormat.TABLE: "text/plain; charset=utf-8",
+    ReportFormat.JSON: "application/json",
+    ReportFormat.MARKDOWN: "text/markdown; charset=utf-8",
+    ReportFormat.HTML: "text/html; charset=utf-8",
+}

@@ -8,8 +8,8 @@ from pinchpoint.model.block import SECTOR_BYTES, BlockKind
 from pinchpoint.model.findings import EntityKind, EntityRef, Evidence, Fact, Severity
 from pinchpoint.model.health import DiskHealth, SmartctlExitFlag
 from pinchpoint.model.inventory import Inventory
+from pinchpoint.naming import disk_ref
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext, Threshold
-from pinchpoint.rules.entities import disk_ref
 
 
 def _health_ref(health: DiskHealth, inventory: Inventory) -> EntityRef:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pinchpoint.model.findings import Evidence, Fact, Finding, Severity
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.network import Nic
-from pinchpoint.rules.entities import nic_ref
+from pinchpoint.naming import nic_ref
 from pinchpoint.rules.net import nic_model_key
 
 FLEET_NIC_RULE = "fleet.nic.peer_outlier"

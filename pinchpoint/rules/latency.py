@@ -15,8 +15,8 @@ from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.sas import Disk
 from pinchpoint.model.stats import DeviceFigures, EntityStats, Metric, StatPoint, StatsEntityKind
 from pinchpoint.model.zfs import VdevRole
+from pinchpoint.naming import disk_ref
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
-from pinchpoint.rules.entities import disk_ref
 from pinchpoint.stats.attach import EntityIndex, wwid_key
 
 MAD_SCALE = 1.4826  # MAD × this estimates the standard deviation of normal noise

@@ -14,8 +14,8 @@ from pinchpoint.model.breakdown import LinkFigures
 from pinchpoint.model.findings import EntityRef, Evidence, Fact, Severity
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.network import Bond, Duplex, Nic, NicKind, fastest_mbps
+from pinchpoint.naming import bond_ref, nic_ref
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
-from pinchpoint.rules.entities import bond_ref, nic_ref
 
 # Paravirtual drivers report a nominal speed, not a line rate: traffic may exceed it.
 PARAVIRTUAL_DRIVERS = frozenset({"virtio_net", "vmxnet3", "hv_netvsc", "xen-netfront", "veth"})

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pinchpoint.model.findings import EntityKind, EntityRef, Evidence, Fact, Severity
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.pcie import PcieLink, PciFunction, PciKind, pci_function_id
+from pinchpoint.naming import pcie_ref
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
-from pinchpoint.rules.entities import pcie_ref
 
 ENDPOINT_KINDS = frozenset({PciKind.STORAGE, PciKind.NVME, PciKind.NETWORK, PciKind.FIBRE_CHANNEL})
 

@@ -12,8 +12,8 @@ from pinchpoint.model.histogram import LatencyHistogram, merged
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.sas import Disk, Enclosure
 from pinchpoint.model.stats import HistogramKind
+from pinchpoint.naming import enclosure_ref
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
-from pinchpoint.rules.entities import enclosure_ref
 from pinchpoint.rules.latency import DeviceLatency, DiskNames, all_disk_latencies
 
 # The ZFS parameters that cap the I/Os in flight per leaf device (any one class may fill it).

@@ -10,8 +10,8 @@ from pinchpoint.model.breakdown import GroupFigures, GroupLevel
 from pinchpoint.model.fc import FcInventory, FcLun, FcPort
 from pinchpoint.model.findings import EntityKind, EntityRef, Evidence, Fact, Severity
 from pinchpoint.model.inventory import Inventory
+from pinchpoint.naming import host_suffix
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext, Threshold
-from pinchpoint.rules.entities import host_suffix
 from pinchpoint.stats.attach import wwid_key
 
 SCSI_DISK_TYPE = 0  # peripheral type of a LUN that holds data (12 is the array's controller)

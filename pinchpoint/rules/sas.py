@@ -19,8 +19,7 @@ from pinchpoint.model.sas import (
     Phy,
     PhyErrorCounters,
 )
-from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
-from pinchpoint.rules.entities import (
+from pinchpoint.naming import (
     chain_ref,
     disk_ref,
     enclosure_ref,
@@ -28,6 +27,7 @@ from pinchpoint.rules.entities import (
     hba_phy_ref,
     hba_port_ref,
 )
+from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
 
 CONNECTOR_LANES = 4  # phys of one external connector (SFF-8644, SFF-8088): one wide port
 

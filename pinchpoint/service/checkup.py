@@ -7,12 +7,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from pinchpoint.checks.gc_pause import gc_paused
-from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import Source
 from pinchpoint.model.findings import Mute, Report
 from pinchpoint.model.health import DiskHealthInventory
 from pinchpoint.model.inventory import Inventory, SourceKind
+from pinchpoint.performance import gc_paused
 from pinchpoint.rules.base import Rule
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.config import Config

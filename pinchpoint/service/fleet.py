@@ -11,7 +11,7 @@ from pydantic import SecretStr
 
 from pinchpoint.model.findings import Report
 from pinchpoint.model.inventory import Inventory
-from pinchpoint.rules.entities import disk_ref
+from pinchpoint.naming import disk_ref
 from pinchpoint.service.checkup import Checkup
 from pinchpoint.service.metrics import LatencySummary
 from pinchpoint.stats.attach import AttachedKind, attach_names

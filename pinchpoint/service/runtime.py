@@ -21,7 +21,6 @@ from pinchpoint.rules.fleet import fleet_nic_outliers
 from pinchpoint.service.checkup import Checkup
 from pinchpoint.service.events import FindingTransition
 from pinchpoint.service.fleet import latency_summaries, push_report
-from pinchpoint.service.maintenance import EnclosureMaintenance
 from pinchpoint.service.metrics import LatencySummary, MetricsInput, metrics_exposition
 from pinchpoint.service.notify import Notifier
 from pinchpoint.service.sampling import StatsSampler
@@ -55,7 +54,8 @@ class HostView:
     report: Report
     inventory: Inventory | None
     rendered: dict[str, bytes] = field(default_factory=dict)  # serialised once per report
-    maintenance: list[EnclosureMaintenance] | None = None  # built on first use
+    # what the API derives from the report (view models), built on first use, once per report
+    derived: dict[str, object] = field(default_factory=dict)
 
     def cached(self, key: str, render: Callable[[], bytes]) -> bytes:
         """`render()`'s bytes, computed once per report (the JSON of a 1,920-path host's
@@ -298,7 +298,8 @@ class Service:
 
     def write_daily_report(self) -> None:
         """The newest report as HTML and Markdown in `<data dir>/reports/`, one per host a day."""
-        from pinchpoint.report import ReportFormat, report_text
+        from pinchpoint.report import ReportFormat
+        from pinchpoint.report.text import report_text
 
         directory = self.settings.resolved_data_dir() / "reports"
         directory.mkdir(parents=True, exist_ok=True)

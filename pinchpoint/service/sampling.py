@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
-from pinchpoint.checks.diskstats_live import DiskstatsTable, read_diskstats_table
+from pinchpoint.checks.collect.diskstats_live import DiskstatsTable, read_diskstats_table
 from pinchpoint.model.breakdown import GroupFigures, GroupLevel
 from pinchpoint.model.histogram import LatencyHistogram
 from pinchpoint.model.inventory import Inventory

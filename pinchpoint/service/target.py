@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pinchpoint.checks.source import LiveSource, Source, open_snapshot
+from pinchpoint.checks.source import Source
+from pinchpoint.checks.source.choose import (
+    demo_snapshot,
+    has_sas_fabric,
+    open_source,
+    simulate_demo,
+)
 from pinchpoint.model.inventory import SourceKind
 from pinchpoint.service.settings import ServiceSettings, TargetKind
-
-SAS_HOST_CLASS = "/sys/class/sas_host"
-
-
-def has_sas_fabric(sas_host_class: str = SAS_HOST_CLASS) -> bool:
-    """True when the kernel lists a SAS host adapter (the cheap test `--demo-if-no-sas` needs)."""
-    try:
-        return bool(os.listdir(sas_host_class))
-    except OSError:
-        return False
 
 
 class HostTarget:
@@ -45,12 +40,8 @@ class HostTarget:
         """Prepare the source (simulate the demo host); idempotent."""
         if self.kind is not TargetKind.DEMO or self._scratch is not None:
             return
-        from pinchpoint.console import scratch_dir
-        from pinchpoint.simulator import demo_spec, write_snapshot
-
-        self._scratch = tempfile.TemporaryDirectory(prefix="pinchpoint-demo-", dir=scratch_dir())
-        write_snapshot(demo_spec(), Path(self._scratch.name, "demo"))
-        self.snapshot = Path(self._scratch.name, "demo")
+        self._scratch = simulate_demo()
+        self.snapshot = demo_snapshot(self._scratch)
 
     def close(self) -> None:
         if self._scratch is not None:
@@ -86,10 +77,8 @@ class HostTarget:
     @contextmanager
     def source(self) -> Iterator[Source]:
         """A source to read the host through, for one sweep."""
-        if self.kind is TargetKind.LIVE:
-            yield LiveSource()
-            return
-        self.open()
-        assert self.snapshot is not None
-        with open_snapshot(self.snapshot) as source:
+        if self.kind is not TargetKind.LIVE:
+            self.open()
+            assert self.snapshot is not None
+        with open_source(self.snapshot) as (source, _kind):
             yield source

@@ -29,7 +29,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from pinchpoint.checks.gc_pause import gc_paused
 from pinchpoint.model.breakdown import (
     Breakdown,
     GroupFigures,
@@ -51,6 +50,7 @@ from pinchpoint.model.stats import (
     StatPoint,
     StatsEntityKind,
 )
+from pinchpoint.performance import gc_paused
 from pinchpoint.stats.attach import AttachedKind, Attachment, DeviceRole, EntityIndex, wwid_key
 from pinchpoint.stats.links import LINK_LEVELS, network_breakdown
 

@@ -18,12 +18,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pinchpoint.checks.commands import Command
-from pinchpoint.checks.diskstats_live import DiskstatsTable, read_diskstats_table, read_table_series
-from pinchpoint.checks.gc_pause import gc_paused
-from pinchpoint.checks.importers import StatsImportError, import_stats
-from pinchpoint.checks.netdev import live_net_dev_sample, read_net_dev_series
+from pinchpoint.checks.collect.diskstats_live import (
+    DiskstatsTable,
+    read_diskstats_table,
+    read_table_series,
+)
+from pinchpoint.checks.collect.netdev import live_net_dev_sample, read_net_dev_series
+from pinchpoint.checks.parse.importers import StatsImportError, import_stats
 from pinchpoint.checks.source import Source
+from pinchpoint.checks.source.commands import Command
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.stats import (
     ImportedStats,
@@ -32,6 +35,7 @@ from pinchpoint.model.stats import (
     NetDevInterval,
     NetDevSample,
 )
+from pinchpoint.performance import gc_paused
 from pinchpoint.stats.iostat import table_series_figures
 from pinchpoint.stats.netdev import link_speeds, net_dev_series
 

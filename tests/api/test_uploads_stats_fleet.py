@@ -10,6 +10,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from fixture_paths import FIXTURES, SPECS
 from pydantic import SecretStr
 
 from pinchpoint.checks.source import open_snapshot
@@ -21,8 +22,6 @@ from pinchpoint.service.fleet import PushError, push_report
 from pinchpoint.simulator import load_spec, write_snapshot
 from tests.api.conftest import ADMIN_TOKEN, Server, demo_settings, start_server
 
-FIXTURES = Path(__file__).parent.parent / "fixtures"
-SPECS = FIXTURES / "specs"
 ZPOOL_W = FIXTURES / "imports" / "synthetic__zpool_iostat_-wvHp_tank_mirror_2_blocks.txt"
 
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fixture_paths import FIXTURES, SPECS
 
-from pinchpoint.checks.block import collect_block
-from pinchpoint.checks.inventory import collect_inventory
-from pinchpoint.checks.smart_json import parse_smartctl_json
+from pinchpoint.checks.collect.block import collect_block
+from pinchpoint.checks.collect.inventory import collect_inventory
+from pinchpoint.checks.parse.smart_json import parse_smartctl_json
 from pinchpoint.checks.source import SnapshotSource
-from pinchpoint.checks.sysfs import ProblemLog
+from pinchpoint.checks.source.sysfs import ProblemLog
 from pinchpoint.model.block import BlockInventory
 from pinchpoint.model.findings import Finding, SkippedRule
 from pinchpoint.model.health import DiskHealth, DiskHealthInventory
@@ -23,10 +24,8 @@ from pinchpoint.rules.config import Config, RuleSettings
 from pinchpoint.rules.engine import evaluate
 from pinchpoint.simulator import load_spec, write_snapshot
 
-FIXTURES = Path(__file__).parents[1] / "fixtures"
 SMARTCTL = FIXTURES / "smartctl"
 BLOCK = FIXTURES / "block" / "procfs"
-SPECS = FIXTURES / "specs"
 
 FAILED_SATA = "smart-prom-next__sata_wd3200bevt_usbjmicron_-a_when_failed_now_exit216.json"
 FAILED_NVME = "smartctl_exporter__nvme_SAMSUNG_MZWLL3T2HAJQ_FAILED_critical_warning16.json"

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from fixture_paths import ROOT
 
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.config import Config
 from pinchpoint.rules.docs import REGENERATE, catalog_markdown, rule_markdown, value_text
 from pinchpoint.rules.sas import CHAIN_TOO_DEEP
 
-RULES_MD = Path(__file__).parents[2] / "docs" / "rules.md"
+RULES_MD = ROOT / "docs" / "rules.md"
 
 
 def test_docs_rules_md_is_up_to_date() -> None:

@@ -7,10 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fixture_paths import ROOT
 
-from pinchpoint.checks.diskstats import read_sample_series
-from pinchpoint.checks.importers import import_stats
-from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.collect.diskstats import read_sample_series
+from pinchpoint.checks.collect.inventory import collect_inventory
+from pinchpoint.checks.parse.importers import import_stats
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.model.findings import Finding
 from pinchpoint.model.stats import ImportKind
@@ -20,7 +21,6 @@ from pinchpoint.rules.engine import evaluate
 from pinchpoint.simulator import load_spec, write_snapshot
 from pinchpoint.stats.iostat import series_figures
 
-ROOT = Path(__file__).parents[2]
 DEMO = ROOT / "pinchpoint" / "simulator" / "specs" / "demo.toml"
 RECABLED = ROOT / "tests" / "fixtures" / "specs" / "field_case_1_recabled.toml"
 

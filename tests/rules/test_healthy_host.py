@@ -9,11 +9,10 @@ of the catalog: a rule firing here is a false alarm to fix in the rule, not in t
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from fixture_paths import FIXTURES
 
-from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.model.findings import Report
 from pinchpoint.rules.base import Input
@@ -22,7 +21,7 @@ from pinchpoint.rules.engine import build_report, rule_context
 from pinchpoint.simulator import load_spec, write_snapshot
 from pinchpoint.stats.gather import gather_statistics
 
-SPEC = Path(__file__).parent.parent / "fixtures" / "specs" / "healthy_host.toml"
+SPEC = FIXTURES / "specs" / "healthy_host.toml"
 # What a healthy host of this kind has no use for: no FC, no sweep before this one.
 ABSENT = {Input.FC, Input.PREVIOUS, Input.MULTIPATH}
 

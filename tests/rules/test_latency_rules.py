@@ -7,9 +7,10 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from fixture_paths import FIXTURES, SPECS
 
-from pinchpoint.checks.importers import import_stats
-from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.collect.inventory import collect_inventory
+from pinchpoint.checks.parse.importers import import_stats
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.model.findings import Finding, Severity
 from pinchpoint.model.inventory import HostInfo, Inventory, SourceKind
@@ -29,8 +30,6 @@ from pinchpoint.simulator import (
 )
 from pinchpoint.stats.gather import gather_statistics
 
-FIXTURES = Path(__file__).parent.parent / "fixtures"
-SPECS = FIXTURES / "specs"
 PERFMON = FIXTURES / "imports" / "synthetic__perfmon_relog_DBSRV01_LogicalDisk_H.csv"
 
 

@@ -8,8 +8,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fixture_paths import FIXTURES, ROOT, SPECS
 
-from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import LiveSource, SnapshotSource
 from pinchpoint.model.findings import Finding, Severity
 from pinchpoint.model.inventory import Inventory
@@ -25,11 +26,9 @@ from pinchpoint.simulator.spec import load_spec
 from pinchpoint.stats.gather import gather_statistics
 from pinchpoint.stats.netdev import link_speeds, net_dev_series
 
-FIXTURES = Path(__file__).parents[1] / "fixtures"
-SPECS = FIXTURES / "specs"
 ETHTOOL = FIXTURES / "network" / "ethtool"
 SNAPSHOTS = FIXTURES / "network" / "snapshots"
-DEMO = Path(__file__).parents[2] / "pinchpoint" / "simulator" / "specs" / "demo.toml"
+DEMO = ROOT / "pinchpoint" / "simulator" / "specs" / "demo.toml"
 
 
 def simulated(spec: Path, out: Path) -> RuleContext:

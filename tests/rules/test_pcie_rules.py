@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixture_paths import FIXTURES, SPECS
 
-from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.model.findings import Finding, Severity
 from pinchpoint.rules import pcie
@@ -20,8 +21,6 @@ from pinchpoint.rules.engine import evaluate
 from pinchpoint.simulator.snapshot_writer import write_snapshot
 from pinchpoint.simulator.spec import load_spec, spec_from_data
 
-FIXTURES = Path(__file__).parents[1] / "fixtures"
-SPECS = FIXTURES / "specs"
 NODE_EXPORTER = FIXTURES / "pcie" / "node_exporter"
 MPT3SAS = FIXTURES / "snapshots" / "procfs-mpt3sas"
 

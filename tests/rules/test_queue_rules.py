@@ -8,8 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fixture_paths import SPECS
 
-from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.model.breakdown import GroupLevel
 from pinchpoint.model.findings import Finding
@@ -21,8 +22,6 @@ from pinchpoint.rules.engine import evaluate
 from pinchpoint.rules.queue import RULES
 from pinchpoint.simulator import DEMO_SPEC_PATH, HostSpec, load_spec, spec_from_data, write_snapshot
 from pinchpoint.stats.gather import gather_statistics
-
-SPECS = Path(__file__).parent.parent / "fixtures" / "specs"
 
 
 def simulated(factory: pytest.TempPathFactory, spec: Path | HostSpec) -> RuleContext:

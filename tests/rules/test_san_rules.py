@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fixture_paths import FIXTURES, SPECS
 
-from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.model.fc import FcLun
 from pinchpoint.model.findings import Finding
@@ -16,9 +17,6 @@ from pinchpoint.rules.engine import evaluate
 from pinchpoint.rules.san import RULES
 from pinchpoint.simulator import load_spec, write_snapshot
 from pinchpoint.stats.gather import gather_statistics
-
-FIXTURES = Path(__file__).parent.parent / "fixtures"
-SPECS = FIXTURES / "specs"
 
 
 def host_context(snapshot: Path, statistics: bool = True) -> RuleContext:

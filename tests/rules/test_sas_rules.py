@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fixture_paths import FIXTURES, SPECS
 
-from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.model.findings import Finding, SkippedRule
 from pinchpoint.model.inventory import Inventory
@@ -17,8 +18,6 @@ from pinchpoint.rules.config import Config, EntityOverride, RuleSettings
 from pinchpoint.rules.engine import evaluate
 from pinchpoint.simulator import load_spec, spec_from_data, write_snapshot
 
-FIXTURES = Path(__file__).parents[1] / "fixtures"
-SPECS = FIXTURES / "specs"
 REAL_MPT3SAS = FIXTURES / "snapshots" / "procfs-mpt3sas"
 
 

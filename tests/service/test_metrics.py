@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from fixture_paths import ROOT, SPECS
 from prometheus_client.openmetrics.parser import (
     text_string_to_metric_families as parse_openmetrics,
 )
@@ -20,9 +21,9 @@ from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 
 from pinchpoint import __version__
-from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
-from pinchpoint.console import scratch_dir
+from pinchpoint.checks.source.choose import scratch_dir
 from pinchpoint.model.findings import EntityKind, EntityRef, Mute, Report
 from pinchpoint.model.inventory import Inventory, SourceKind
 from pinchpoint.rules.catalog import CATALOG
@@ -37,8 +38,7 @@ from pinchpoint.service.notify import NotifyCounts
 from pinchpoint.simulator import demo_spec, load_spec, write_snapshot
 from pinchpoint.stats.gather import gather_statistics
 
-SPECS = Path(__file__).parents[1] / "fixtures" / "specs"
-DOCS = Path(__file__).parents[2] / "docs" / "prometheus.md"
+DOCS = ROOT / "docs" / "prometheus.md"
 GBIT = 1e9 / 8  # a line rate in bytes per second
 MBIT = 1e6 / 8
 

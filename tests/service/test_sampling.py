@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import LiveSource
 from pinchpoint.model.histogram import LatencyHistogram
 from pinchpoint.service.sampling import IntervalSource, scaled

@@ -6,11 +6,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from fixture_paths import FIXTURES, SPECS
 
 from pinchpoint.simulator import demo_spec, load_spec, write_snapshot
 
-SPECS = Path(__file__).resolve().parent.parent / "fixtures" / "specs"
-REFERENCE = Path(__file__).resolve().parent.parent / "fixtures" / "snapshots" / "procfs-mpt3sas"
+REFERENCE = FIXTURES / "snapshots" / "procfs-mpt3sas"
 
 
 @pytest.fixture(scope="session")

@@ -9,11 +9,13 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from pinchpoint.checks.inventory import collect_inventory
+from fixture_paths import FIXTURES
+
+from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.model.inventory import Inventory
 
-REFERENCE = Path(__file__).resolve().parent.parent / "fixtures" / "snapshots" / "procfs-mpt3sas"
+REFERENCE = FIXTURES / "snapshots" / "procfs-mpt3sas"
 REAL_HBA_PHY = REFERENCE / "sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/host11/phy-11:10"
 REAL_PARTITION = (
     REFERENCE / "sys/devices/pci0000:00/0000:00:02.1/0000:01:00.0/nvme/nvme0/nvme0n1/nvme0n1p1"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.pcie import PciKind

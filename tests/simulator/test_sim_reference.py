@@ -13,8 +13,9 @@ import re
 from pathlib import Path
 
 import pytest
+from fixture_paths import FIXTURES
 
-REFERENCE = Path(__file__).resolve().parent.parent / "fixtures" / "snapshots" / "procfs-mpt3sas"
+REFERENCE = FIXTURES / "snapshots" / "procfs-mpt3sas"
 REAL_HOST = REFERENCE / "sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/host11"
 REAL_EXPANDER = REAL_HOST / "port-11:0/expander-11:0"
 REAL_SAS_DISK = REAL_EXPANDER / "port-11:0:1/end_device-11:0:1"

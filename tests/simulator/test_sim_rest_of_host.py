@@ -8,14 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixture_paths import SPECS
 
-from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.network import BondMode, Duplex
 from pinchpoint.simulator import SpecError, load_spec, spec_from_data, write_snapshot
-
-SPECS = Path(__file__).resolve().parent.parent / "fixtures" / "specs"
 
 
 def inventory_of(root: Path) -> Inventory:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from fixture_paths import SPECS
 
 from pinchpoint.simulator import demo_spec, kernel_view, load_spec, spec_from_data
 from pinchpoint.simulator.discovery import ScsiDeviceView
@@ -21,8 +22,6 @@ from pinchpoint.simulator.ses_hex import inhex
 from pinchpoint.simulator.ses_pages import ses_page_set
 from pinchpoint.simulator.ses_text import PAGES, page_text
 from pinchpoint.simulator.spec import HostSpec
-
-SPECS = Path(__file__).resolve().parent.parent / "fixtures" / "specs"
 
 NO_SG_SES = shutil.which("sg_ses") is None
 

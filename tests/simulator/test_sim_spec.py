@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 import yaml
+from fixture_paths import SPECS
 
 from pinchpoint.simulator import DEMO_SPEC_PATH, SpecError, demo_spec, load_spec, spec_from_data
 from pinchpoint.simulator.spec import HostSpec
 
-SPECS = Path(__file__).resolve().parent.parent / "fixtures" / "specs"
 SCENARIOS = sorted(p.stem for p in SPECS.glob("*.toml"))
 
 

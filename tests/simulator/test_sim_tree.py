@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from fixture_paths import SPECS
 
 from pinchpoint.model.snapshot import Manifest
 from pinchpoint.simulator import demo_spec, kernel_view, load_spec, spec_from_data, write_snapshot
 from pinchpoint.simulator.naming import sd_devt, sd_name
 
-SPECS = Path(__file__).resolve().parent.parent / "fixtures" / "specs"
 WRITTEN_SCENARIOS = [
     "sas_switch",
     "jbod_4u60",

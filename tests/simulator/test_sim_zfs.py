@@ -6,19 +6,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from fixture_paths import FIXTURES, SPECS
 
-from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.collect.inventory import collect_inventory
+from pinchpoint.checks.collect.zfs import collect_zfs
+from pinchpoint.checks.parse.zpool_status import parse_zpool_status
 from pinchpoint.checks.source import SnapshotSource
-from pinchpoint.checks.sysfs import ProblemLog
-from pinchpoint.checks.zfs import collect_zfs
-from pinchpoint.checks.zpool_status import parse_zpool_status
+from pinchpoint.checks.source.sysfs import ProblemLog
 from pinchpoint.model.zfs import VdevKind, VdevRole, ZfsInventory
 from pinchpoint.simulator import SpecError, load_spec, spec_from_data, write_snapshot
 from pinchpoint.simulator.snapshot_writer import kernel_view
 from pinchpoint.simulator.zfs import DEFAULT_PARAMETERS, partitions
 
-SPECS = Path(__file__).resolve().parent.parent / "fixtures" / "specs"
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "zfs"
+FIXTURE = FIXTURES / "zfs"
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from fixture_paths import SPECS
 
-from pinchpoint.checks.diskstats import read_sample_series
-from pinchpoint.checks.importers.zpool_iostat import parse_zpool_histograms
+from pinchpoint.checks.collect.diskstats import read_sample_series
+from pinchpoint.checks.parse.importers.zpool_iostat import parse_zpool_histograms
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.model.histogram import LatencyHistogram
 from pinchpoint.model.stats import HistogramKind, StatsEntityKind
@@ -20,8 +21,6 @@ from pinchpoint.simulator.spec import HostSpec
 from pinchpoint.simulator.workload import ZFS_BUCKETS, WorkloadResult, run_workload
 from pinchpoint.simulator.workload_diskstats import block_devices, diskstats_text
 from pinchpoint.stats.iostat import interval_figures
-
-SPECS = Path(__file__).resolve().parent.parent / "fixtures" / "specs"
 
 Rows = dict[str, list[int]]
 

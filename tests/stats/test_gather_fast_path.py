@@ -16,12 +16,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from fixture_paths import SPECS
 
-from pinchpoint.checks.diskstats import read_sample, read_sample_series
-from pinchpoint.checks.diskstats_live import read_table, read_table_series, table_sample
-from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.collect.diskstats import read_sample, read_sample_series
+from pinchpoint.checks.collect.diskstats_live import read_table, read_table_series, table_sample
+from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
-from pinchpoint.console import scratch_dir
+from pinchpoint.checks.source.choose import scratch_dir
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.rules.base import Input, RuleContext
 from pinchpoint.rules.catalog import CATALOG
@@ -30,7 +31,6 @@ from pinchpoint.simulator import demo_spec, load_spec, write_snapshot
 from pinchpoint.stats.gather import gather_statistics, listed_partitions
 from pinchpoint.stats.iostat import series_figures, table_series_figures
 
-SPECS = Path(__file__).resolve().parents[1] / "fixtures" / "specs"
 NOW = datetime(2026, 11, 22, tzinfo=UTC)
 
 

@@ -23,12 +23,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixture_paths import FIXTURES as ALL_FIXTURES
 
-from pinchpoint.checks.diskstats import parse_diskstats
+from pinchpoint.checks.collect.diskstats import parse_diskstats
 from pinchpoint.model.stats import DiskstatsCounters, DiskstatsSample, IntervalFigures
 from pinchpoint.stats.iostat import interval_figures
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "diskstats"
+FIXTURES = ALL_FIXTURES / "diskstats"
 UBUNTU_20 = FIXTURES / "jc__proc_diskstats_ubuntu_20field.txt"
 NODE_EXPORTER = FIXTURES / "node_exporter__proc_diskstats.txt"
 PROCFS = FIXTURES / "procfs__proc_diskstats.txt"

@@ -7,11 +7,10 @@ known deltas; see its SOURCES.md.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from fixture_paths import FIXTURES
 
-from pinchpoint.checks.netdev import parse_net_dev
+from pinchpoint.checks.collect.netdev import parse_net_dev
 from pinchpoint.model.network import Bond, Network, Nic, NicKind
 from pinchpoint.model.stats import NetDevCounters, NetDevSample
 from pinchpoint.stats.netdev import (
@@ -22,9 +21,7 @@ from pinchpoint.stats.netdev import (
     net_dev_series,
 )
 
-PROCFS = (
-    Path(__file__).parent.parent / "fixtures" / "netdev" / "procfs__proc_net_dev.txt"
-).read_text()
+PROCFS = (FIXTURES / "netdev" / "procfs__proc_net_dev.txt").read_text()
 
 
 def sample(

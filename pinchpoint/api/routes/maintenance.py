@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, cast
 
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, TypeAdapter
@@ -11,9 +11,9 @@ from starlette.concurrency import run_in_threadpool
 from pinchpoint.api.auth import AdminAccess, ReadAccess, ServiceDep
 from pinchpoint.api.cached import cached_json, current_view
 from pinchpoint.api.problems import ProblemError
+from pinchpoint.api.views.maintenance import EnclosureMaintenance, enclosure_maintenance
 from pinchpoint.model.sas import Enclosure
 from pinchpoint.service.locate import LocateError, LocateResult, set_locate
-from pinchpoint.service.maintenance import EnclosureMaintenance, enclosure_maintenance
 from pinchpoint.service.runtime import HostView
 
 router = APIRouter(prefix="/v1/maintenance", tags=["maintenance"])
@@ -32,11 +32,12 @@ async def _maintenance(
     view = await current_view(service, host)
     if view is None or view.inventory is None:
         raise ProblemError(404, "not-found", "no inventory yet")
-    if view.maintenance is None:
-        view.maintenance = await run_in_threadpool(
+    built = view.derived.get("maintenance")
+    if built is None:
+        built = view.derived["maintenance"] = await run_in_threadpool(
             enclosure_maintenance, view.inventory, view.report.findings
         )
-    return view, view.maintenance
+    return view, cast(list[EnclosureMaintenance], built)
 
 
 @router.get("/enclosures", response_model=list[EnclosureMaintenance], dependencies=[ReadAccess])

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request, Response
-from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
+from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from pinchpoint.api.auth import AdminAccess, ReadAccess, ServiceDep
@@ -14,6 +13,7 @@ from pinchpoint.api.cached import cached_json, current_view
 from pinchpoint.api.params import IsoDatetime
 from pinchpoint.api.problems import ProblemError
 from pinchpoint.model.findings import Report
+from pinchpoint.report import ReportFormat
 from pinchpoint.service.store import Page, ReportDiff, ReportSummary, StoredReport
 from pinchpoint.service.sweeps import Sweep, SweepQueueFullError
 
@@ -25,16 +25,10 @@ Offset = Annotated[int, Query(ge=0, le=1_000_000_000)]
 ReportId = Annotated[int, Path(ge=1, le=2**62)]
 
 
-class ReportFormat(StrEnum):
-    JSON = "json"
-    HTML = "html"
-    MARKDOWN = "markdown"
-
-
 REPORT_RESPONSES: dict[int | str, dict[str, object]] = {
     200: {
-        "content": {"text/html": {}, "text/markdown": {}},
-        "description": "The report: JSON (docs/report-format.md), HTML or Markdown",
+        "content": {"text/html": {}, "text/markdown": {}, "text/plain": {}},
+        "description": "The report: JSON (docs/report-format.md), HTML, Markdown or the table",
     },
     404: {"description": "No such report"},
 }
@@ -87,16 +81,9 @@ def _rendered(stored: StoredReport, form: ReportFormat) -> Response:
         return Response(
             stored.report.model_dump_json(), media_type="application/json", headers=headers
         )
-    from pinchpoint.report import ReportFormat as TextFormat
-    from pinchpoint.report import report_text
+    from pinchpoint.report.text import report_text
 
-    if form is ReportFormat.HTML:
-        return HTMLResponse(report_text(stored.report, TextFormat.HTML), headers=headers)
-    return PlainTextResponse(
-        report_text(stored.report, TextFormat.MARKDOWN),
-        media_type="text/markdown; charset=utf-8",
-        headers=headers,
-    )
+    return Response(report_text(stored.report, form), media_type=form.media_type, headers=headers)
 
 
 @router.get(

@@ -13,7 +13,11 @@ from starlette.concurrency import run_in_threadpool
 
 from pinchpoint.api.auth import AdminAccess, ServiceDep
 from pinchpoint.api.problems import ProblemError
-from pinchpoint.service.archives import ArchiveLimits, ArchiveRejected, extract_snapshot_archive
+from pinchpoint.checks.source.archives import (
+    ArchiveLimits,
+    ArchiveRejected,
+    extract_snapshot_archive,
+)
 from pinchpoint.service.store import ReportSummary
 
 router = APIRouter(prefix="/v1", tags=["snapshots"])

@@ -14,9 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from pinchpoint.api.auth import AdminAccess, ReadAccess, ServiceDep
 from pinchpoint.api.params import IsoDatetime
 from pinchpoint.api.problems import ProblemError
-from pinchpoint.model.breakdown import GroupLevel
-from pinchpoint.model.stats import ImportKind
-from pinchpoint.service.stats_view import (
+from pinchpoint.api.views.stats import (
     PERCENTILES,
     HistogramPoint,
     HistogramUpload,
@@ -25,6 +23,8 @@ from pinchpoint.service.stats_view import (
     import_statistics,
     series_views,
 )
+from pinchpoint.model.breakdown import GroupLevel
+from pinchpoint.model.stats import ImportKind
 
 router = APIRouter(prefix="/v1", tags=["statistics"])
 

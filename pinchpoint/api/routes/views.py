@@ -17,9 +17,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from pinchpoint.api.auth import ReadAccess, ServiceDep
 from pinchpoint.api.problems import ProblemError
-from pinchpoint.model.breakdown import GroupLevel
-from pinchpoint.service.runtime import HostView, Service
-from pinchpoint.service.topology import (
+from pinchpoint.api.views.topology import (
     SLOWER_THAN_S,
     WINDOW_S,
     EnclosureView,
@@ -27,6 +25,8 @@ from pinchpoint.service.topology import (
     enclosure_view,
     topology_view,
 )
+from pinchpoint.model.breakdown import GroupLevel
+from pinchpoint.service.runtime import HostView, Service
 
 router = APIRouter(prefix="/v1/views", tags=["views"], dependencies=[ReadAccess])
 

@@ -14,13 +14,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fixture_paths import ROOT
 from postgres_db import create_database, drop_database
 from service.store.storetest import T0, CheckedHost
 from sqlalchemy import Engine, create_engine
 
-from pinchpoint.checks.inventory import collect_inventory
+from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
-from pinchpoint.console import scratch_dir
+from pinchpoint.checks.source.choose import scratch_dir
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.engine import build_report, rule_context
 from pinchpoint.service.store import Store
@@ -28,7 +29,6 @@ from pinchpoint.service.store.schema import Base
 from pinchpoint.simulator import load_spec, write_snapshot
 from pinchpoint.stats.gather import gather_statistics
 
-ROOT = Path(__file__).parents[3]
 DEMO_SPEC = ROOT / "pinchpoint" / "simulator" / "specs" / "demo.toml"
 RECABLED_SPEC = ROOT / "tests" / "fixtures" / "specs" / "field_case_1_recabled.toml"
 # -- real reports ---------------------------------------------------------------------------

@@ -1,0 +1,92 @@
+"""Statistics files from other tools, read into one model (`ImportedStats`).
+
+`import_stats(path_or_text, kind)` reads `zpool iostat -wvHp` / `-lvHp`, `iostat -x` text or
+JSON, fio JSON and Windows PerfMon CSV. Without a kind it is guessed from the content
+(`guess_kind`). Names stay as the tool printed them; matching them to the inventory is done
+later (`pinchpoint.stats`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from pinchpoint.checks.parse.importers.fio_json import parse_fio_json
+from pinchpoint.checks.parse.importers.iostat_json import parse_iostat_json
+from pinchpoint.checks.parse.importers.iostat_text import parse_iostat_text
+from pinchpoint.checks.parse.importers.perfmon_csv import is_perfmon, parse_perfmon_csv
+from pinchpoint.checks.parse.importers.series import StatsImportError, decode_text
+from pinchpoint.checks.parse.importers.zpool_iostat import (
+    HISTOGRAM_WIDTHS,
+    LATENCY_WIDTHS,
+    parse_zpool_histograms,
+    parse_zpool_latency,
+)
+from pinchpoint.model.stats import ImportedStats, ImportKind
+
+__all__ = ["StatsImportError", "guess_kind", "import_stats", "read_input"]
+
+PARSERS: dict[ImportKind, Callable[[str, str], ImportedStats]] = {
+    ImportKind.ZPOOL_IOSTAT_W: parse_zpool_histograms,
+    ImportKind.ZPOOL_IOSTAT_L: parse_zpool_latency,
+    ImportKind.IOSTAT_TEXT: parse_iostat_text,
+    ImportKind.IOSTAT_JSON: parse_iostat_json,
+    ImportKind.FIO_JSON: parse_fio_json,
+    ImportKind.PERFMON_CSV: parse_perfmon_csv,
+}
+_IOSTAT_HEADER = re.compile(r"^Device:?\s+\S+/s", re.MULTILINE)
+
+
+def read_input(path_or_text: Path | str) -> tuple[str, str]:
+    """(text, source name): a `Path` is read from disk, a `str` is the content itself."""
+    if isinstance(path_or_text, str):
+        return decode_text(path_or_text.encode("utf-8"), "<text>"), "<text>"
+    try:
+        data = path_or_text.read_bytes()
+    except FileNotFoundError:
+        raise StatsImportError(f"{path_or_text}: no such file") from None
+    except IsADirectoryError:
+        raise StatsImportError(f"{path_or_text}: is a directory, not a statistics file") from None
+    except OSError as error:
+        raise StatsImportError(f"{path_or_text}: cannot be read ({error.strerror})") from None
+    return decode_text(data, path_or_text.name), path_or_text.name
+
+
+def _tab_widths(text: str) -> set[int]:
+    """How many tab-separated cells the first lines hold (zpool -H output is tab-separated)."""
+    return {len(line.split("\t")) for line in text.splitlines()[:200] if "\t" in line}
+
+
+def guess_kind(text: str) -> ImportKind | None:
+    """The format of `text` from its content, or None when it looks like none of them."""
+    head = text.lstrip("\ufeff \r\n")[:4096]
+    if is_perfmon(head):
+        return ImportKind.PERFMON_CSV
+    if '"sysstat"' in head:
+        return ImportKind.IOSTAT_JSON
+    if '"fio version"' in head or '"jobs"' in head or '"client_stats"' in head:
+        return ImportKind.FIO_JSON
+    if _IOSTAT_HEADER.search(text[:65536]):
+        return ImportKind.IOSTAT_TEXT
+    widths = _tab_widths(text)
+    if widths and widths <= {w + 1 for w in HISTOGRAM_WIDTHS}:
+        return ImportKind.ZPOOL_IOSTAT_W
+    if widths and widths <= set(LATENCY_WIDTHS):
+        return ImportKind.ZPOOL_IOSTAT_L
+    return None
+
+
+def import_stats(path_or_text: Path | str, kind: ImportKind | None = None) -> ImportedStats:
+    """Read a statistics file of `kind` (guessed from the content when None).
+
+    Raises `StatsImportError` with a one-line reason when nothing can be imported; lines that
+    cannot be used are skipped and counted in the result instead.
+    """
+    text, source_name = read_input(path_or_text)
+    if kind is None:
+        kind = guess_kind(text)
+        if kind is None:
+            known = ", ".join(k.value for k in ImportKind)
+            raise StatsImportError(f"{source_name}: unknown format (give --kind, one of: {known})")
+    return PARSERS[kind](text, source_name)

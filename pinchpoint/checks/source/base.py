@@ -1,0 +1,120 @@
+"""What every source of host facts is: read-only access to one host's /sys, /proc and command
+outputs by host path, with failures as `SourceError`s in the terms of `ProblemKind`."""
+
+from __future__ import annotations
+
+import errno
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+
+from pinchpoint.checks.source.commands import Command, CommandResult
+from pinchpoint.model.inventory import SourceKind
+from pinchpoint.model.problems import CollectionProblem, ProblemKind
+from pinchpoint.model.snapshot import Manifest
+
+DEFAULT_MAX_WORKERS = 8
+READ_CHUNK = 65536
+
+
+class SourceError(Exception):
+    """A path could not be read; `kind` says why in the terms of `ProblemKind`."""
+
+    def __init__(self, path: str, kind: ProblemKind, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.kind = kind
+        self.reason = reason
+
+
+def _error_from_os(path: str, err: OSError) -> SourceError:
+    if isinstance(err, FileNotFoundError) or err.errno == errno.ENOENT:
+        return SourceError(path, ProblemKind.MISSING, "does not exist")
+    if isinstance(err, PermissionError) or err.errno in (errno.EACCES, errno.EPERM):
+        return SourceError(path, ProblemKind.PERMISSION, "permission denied (run as root)")
+    if isinstance(err, NotADirectoryError):
+        return SourceError(path, ProblemKind.MISSING, "is not a directory")
+    return SourceError(path, ProblemKind.UNREADABLE, err.strerror or str(err))
+
+
+class Source(ABC):
+    """Read-only access to one host's /sys, /proc and command outputs."""
+
+    kind: SourceKind
+    location: str
+    # Problems met opening the source itself (e.g. archive members refused), shown with the rest.
+    open_problems: list[CollectionProblem]
+
+    @abstractmethod
+    def _real(self, path: str) -> str:
+        """The filesystem path that holds host path `path`."""
+
+    # A short read ends the file for a regular file, not for sysfs or procfs on a live host.
+    short_read_is_end = False
+
+    def read_bytes(self, path: str) -> bytes:
+        """The whole file; plain os.open/os.read, twice as fast as open() for 80,000 attributes."""
+        try:
+            fd = os.open(self._real(path), os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as err:
+            raise _error_from_os(path, err) from None
+        try:
+            chunk = os.read(fd, READ_CHUNK)
+            if self.short_read_is_end and len(chunk) < READ_CHUNK:
+                return chunk
+            chunks = [chunk]
+            while chunk := os.read(fd, READ_CHUNK):
+                chunks.append(chunk)
+            return b"".join(chunks)
+        except OSError as err:
+            raise _error_from_os(path, err) from None
+        finally:
+            os.close(fd)
+
+    def read_text(self, path: str) -> str:
+        """The whole file as text; undecodable bytes are replaced, never fatal."""
+        return self.read_bytes(path).decode("utf-8", errors="replace")
+
+    def list_dir(self, path: str) -> list[str]:
+        """Entry names, sorted."""
+        try:
+            return sorted(os.listdir(self._real(path)))
+        except OSError as err:
+            raise _error_from_os(path, err) from None
+
+    def read_link(self, path: str) -> str:
+        try:
+            return os.readlink(self._real(path))
+        except OSError as err:
+            raise _error_from_os(path, err) from None
+
+    def is_dir(self, path: str) -> bool:
+        return os.path.isdir(self._real(path))
+
+    def is_link(self, path: str) -> bool:
+        return os.path.islink(self._real(path))
+
+    def exists(self, path: str) -> bool:
+        return os.path.exists(self._real(path))
+
+    @abstractmethod
+    def resolve(self, path: str) -> str:
+        """The canonical host path of `path` with every symlink followed."""
+
+    @abstractmethod
+    def run(self, command: Command) -> CommandResult:
+        """The output of `command`: run now (live) or as captured (snapshot)."""
+
+    def run_all(
+        self, commands: Iterable[Command], max_workers: int = DEFAULT_MAX_WORKERS
+    ) -> list[CommandResult]:
+        """Run commands with bounded concurrency; results in the order given."""
+        todo = list(commands)
+        if len(todo) <= 1 or max_workers <= 1:
+            return [self.run(c) for c in todo]
+        with ThreadPoolExecutor(max_workers=max_workers) as pool:
+            return list(pool.map(self.run, todo))
+
+    def manifest(self) -> Manifest | None:
+        return None

@@ -1,0 +1,92 @@
+"""The live host, writing everything read into a snapshot directory (what `capture` uses)."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from pathlib import Path
+
+from pinchpoint.checks.source.commands import Command, CommandResult, CommandStatus
+from pinchpoint.checks.source.live import LiveSource
+
+
+class RecordingSource(LiveSource):
+    """The live host, writing everything read into a snapshot directory (what `capture` uses)."""
+
+    def __init__(self, out_dir: str | Path, root: str = "/") -> None:
+        super().__init__(root)
+        self.out = os.path.realpath(out_dir)
+
+    def _out(self, path: str) -> str:
+        return self.out + path
+
+    def _record_link(self, path: str, target: str) -> None:
+        if os.path.isabs(target):
+            target = posixpath.relpath(target, posixpath.dirname(path))
+        dest = self._out(path)
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        if not os.path.lexists(dest):
+            os.symlink(target, dest)
+
+    def _record_dir(self, path: str) -> None:
+        os.makedirs(self._out(path), exist_ok=True)
+
+    def read_bytes(self, path: str) -> bytes:
+        data = super().read_bytes(path)
+        real_path = self.resolve(path)
+        dest = self._out(real_path)
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        with open(dest, "wb") as handle:
+            handle.write(data)
+        return data
+
+    def list_dir(self, path: str) -> list[str]:
+        names = super().list_dir(path)
+        base = self.resolve(path)
+        self._record_dir(base)
+        for name in names:
+            child = posixpath.join(base, name)
+            real = self._real(child)
+            if os.path.islink(real):
+                self._record_link(child, os.readlink(real))
+            elif os.path.isdir(real):
+                self._record_dir(child)
+        return names
+
+    def read_link(self, path: str) -> str:
+        target = super().read_link(path)
+        self._record_link(path, target)
+        return target
+
+    def is_dir(self, path: str) -> bool:
+        found = super().is_dir(path)
+        if found:
+            self._record_dir(self.resolve(path))
+        return found
+
+    def resolve(self, path: str) -> str:
+        """Follow links one component at a time, recording each link met."""
+        current = "/"
+        for part in [p for p in path.split("/") if p]:
+            candidate = posixpath.join(current, part)
+            real = self._real(candidate)
+            if os.path.islink(real):
+                target = os.readlink(real)
+                self._record_link(candidate, target)
+                joined = target if os.path.isabs(target) else posixpath.join(current, target)
+                current = self.resolve(posixpath.normpath(joined))
+            elif part == "..":
+                current = posixpath.dirname(current)
+            else:
+                current = candidate
+        return current
+
+    def run(self, command: Command) -> CommandResult:
+        result = super().run(command)
+        # Keep whatever the tool printed: smartctl exits non-zero with a full report whenever
+        # a log holds errors, and its JSON carries that status itself.
+        if result.ok or (result.status is CommandStatus.FAILED and result.stdout.strip()):
+            dest = Path(self.out, "commands", command.key)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_text(result.stdout, encoding="utf-8")
+        return result

@@ -1,0 +1,52 @@
+"""`pinchpoint capture`: a snapshot of everything the collectors read on this host, as a
+directory or a tarball, to analyse it elsewhere (like sosreport)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pinchpoint.cli.console import fail, output_console, progress_bar, progress_reporter
+
+
+def capture_command(
+    out: Annotated[
+        Path, typer.Argument(help="Snapshot directory to write (or OUT.tar.gz with --tar).")
+    ],
+    tar: Annotated[
+        bool, typer.Option("--tar", help="Write a .tar.gz archive instead of a directory.")
+    ] = False,
+    samples: Annotated[
+        int,
+        typer.Option(
+            "--samples", min=0, help="Also record this many /proc/diskstats samples (stats diff)."
+        ),
+    ] = 0,
+    interval: Annotated[
+        float, typer.Option("--interval", min=0.1, help="Seconds between diskstats samples.")
+    ] = 10.0,
+) -> None:
+    """Write a snapshot of everything the collectors read, to analyse this host elsewhere."""
+    from pinchpoint.checks.source.capture import capture, capture_tarball
+
+    try:
+        with progress_bar() as progress:
+            task = progress.add_task("capture", total=None)
+            say = progress_reporter(progress, task)
+            write = capture_tarball if tar else capture
+            result = write(out, progress=say, samples=samples, interval_s=interval)
+    except FileExistsError as err:
+        raise fail(f"{err}; choose a new path") from None
+    fabric = result.inventory.sas
+    output_console().print(
+        f"snapshot written to [bold]{result.path}[/]: {len(fabric.hbas)} SAS HBAs, "
+        f"{len(fabric.enclosures)} enclosures, {fabric.path_count} disk paths, "
+        f"{len(result.inventory.problems)} parts not collected"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add `capture` to the `pinchpoint` command."""
+    app.command("capture")(capture_command)

@@ -1,0 +1,178 @@
+"""`pinchpoint check`: evaluate the rule catalog against a host and print the report.
+
+Declared here; the rules, statistics and renderers are imported when it runs (every `pinchpoint`
+invocation reads this file, few need the rest).
+
+Exit status of `check`: 0 when no unmuted finding reaches `--fail-on` (default critical), 1 when
+one does, 2 on a usage or internal error (a bad config file, an unreadable snapshot).
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from pinchpoint.cli.console import errors, fail, output_console, progress_bar, progress_reporter
+from pinchpoint.cli.options import ConfigOption, host_source, rules_config
+from pinchpoint.report import ReportFormat
+
+if TYPE_CHECKING:
+    from pinchpoint.model.findings import Report
+    from pinchpoint.model.inventory import Inventory
+    from pinchpoint.rules.base import Rule
+    from pinchpoint.rules.config import Config
+    from pinchpoint.service.checkup import Checkup
+
+
+class FailOn(StrEnum):
+    WARNING = "warning"
+    CRITICAL = "critical"
+
+
+def previous_inventory(path: Path) -> Inventory:
+    """The inventory of an earlier snapshot of the host, for the rules that compare two sweeps
+    (phy error counters rising)."""
+    from pinchpoint.checks.collect.inventory import collect_inventory
+    from pinchpoint.checks.source.choose import open_source
+
+    try:
+        with open_source(path) as (source, kind):
+            return collect_inventory(source, kind=kind)
+    except (FileNotFoundError, ValueError) as err:
+        raise fail(f"--previous {path}: {err}") from None
+
+
+def check_host(
+    snapshot: Path | None,
+    demo: bool,
+    config: Config,
+    seconds: float,
+    catalog: tuple[Rule, ...],
+    previous: Path | None = None,
+) -> Checkup:
+    """Collect (or read) the host, gather its statistics and evaluate `catalog` against it
+    (and against an earlier snapshot of it, `previous`)."""
+    from pinchpoint.model.inventory import SourceKind
+    from pinchpoint.service.checkup import check_source
+
+    before = previous_inventory(previous) if previous is not None else None
+    with host_source(snapshot, demo) as (source, kind), progress_bar() as progress:
+        task = progress.add_task("inventory", total=None)
+        checkup = check_source(
+            source,
+            kind=kind or (SourceKind.DEMO if demo else None),
+            live=snapshot is None and not demo,
+            config=config,
+            seconds=seconds,
+            previous=before,
+            catalog=catalog,
+            progress=progress_reporter(progress, task),
+        )
+    for note in checkup.statistics.notes:
+        errors.print(f"[yellow]statistics: {note}[/]", highlight=False)
+    return checkup
+
+
+def _write(report: Report, form: ReportFormat, output: Path | None) -> None:
+    from pinchpoint.report.text import report_text
+
+    if output is not None:
+        try:
+            output.write_text(report_text(report, form), encoding="utf-8")
+        except OSError as err:
+            raise fail(f"{output}: cannot write the report: {err.strerror or err}") from None
+        errors.print(f"report written to {output}", highlight=False)
+    elif form is ReportFormat.TABLE:
+        from pinchpoint.report.table import report_view
+
+        output_console().print(report_view(report))
+    else:
+        sys.stdout.write(report_text(report, form))
+
+
+def _push(url: str, checkup: Checkup) -> None:
+    """Send the report to a central service; a refusal is an error (exit 2)."""
+    import os
+
+    from pydantic import SecretStr
+
+    from pinchpoint.service.fleet import PushError, push_report
+
+    token = os.environ.get("PINCHPOINT_PUSH_TOKEN")
+    try:
+        stored = push_report(
+            url, SecretStr(token) if token else None, checkup.report, checkup.inventory
+        )
+    except PushError as err:
+        raise fail(str(err)) from None
+    errors.print(f"report pushed to {url} (stored as report {stored})", highlight=False)
+
+
+def check_command(
+    snapshot: Annotated[
+        Path | None,
+        typer.Option("--snapshot", "-s", help="Read a snapshot directory or .tar.gz."),
+    ] = None,
+    demo: Annotated[
+        bool, typer.Option("--demo", help="The bundled demo host (field case 1).")
+    ] = False,
+    config_file: ConfigOption = None,
+    form: Annotated[
+        ReportFormat, typer.Option("--format", "-f", help="How to print the report.")
+    ] = ReportFormat.TABLE,
+    fail_on: Annotated[
+        FailOn,
+        typer.Option("--fail-on", help="Exit 1 when an unmuted finding is this severe or worse."),
+    ] = FailOn.CRITICAL,
+    seconds: Annotated[
+        float, typer.Option("--seconds", help="Live host: seconds between the two samples.")
+    ] = 1.0,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the report to this file.")
+    ] = None,
+    previous: Annotated[
+        Path | None,
+        typer.Option(
+            "--previous",
+            help="An earlier snapshot of the host: rules compare the two (phy errors rising).",
+        ),
+    ] = None,
+    push_to: Annotated[
+        str | None,
+        typer.Option(
+            "--push-to",
+            help="Also send the report to a central service (token: PINCHPOINT_PUSH_TOKEN).",
+        ),
+    ] = None,
+) -> None:
+    """Evaluate every rule: findings by severity with entity, evidence and fix."""
+    from pinchpoint.model.findings import Severity
+    from pinchpoint.rules.catalog import CATALOG
+
+    if snapshot is not None and demo:
+        raise fail("--snapshot and --demo exclude each other")
+    if not seconds > 0:
+        raise fail(f"--seconds must be above 0, not {seconds}")
+    config = rules_config(config_file, CATALOG)
+    try:
+        checkup = check_host(snapshot, demo, config, seconds, CATALOG, previous)
+    except typer.Exit:
+        raise
+    except Exception as err:  # exit 2, not a traceback and not Python's 1 (= "findings")
+        raise fail(f"internal error: {type(err).__name__}: {err}") from err
+    report = checkup.report
+    _write(report, form, output)
+    if push_to:
+        _push(push_to, checkup)
+    worst = report.worst()
+    if worst is not None and worst.rank >= Severity(fail_on.value).rank:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `check` to the `pinchpoint` command."""
+    app.command("check")(check_command)

@@ -1,0 +1,73 @@
+"""`pinchpoint inventory`: the I/O path of a host — SAS fabric first, then PCIe, NICs, FC,
+multipath, block devices, health and ZFS — drawn for a terminal or printed as JSON."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from pinchpoint.cli.console import errors, output_console, progress_bar, progress_reporter
+from pinchpoint.cli.options import host_source
+
+if TYPE_CHECKING:
+    from pinchpoint.checks.source import Source
+    from pinchpoint.model.inventory import Inventory, SourceKind
+
+
+def collect_with_progress(source: Source, kind: SourceKind | None = None) -> Inventory:
+    """The whole inventory of `source`, with a progress bar on a terminal."""
+    from pinchpoint.checks.collect.inventory import collect_inventory
+
+    with progress_bar() as progress:
+        task = progress.add_task("inventory", total=None)
+        return collect_inventory(source, kind=kind, progress=progress_reporter(progress, task))
+
+
+def _show(inventory: Inventory, as_json: bool, disks: bool) -> None:
+    if as_json:
+        sys.stdout.write(inventory.model_dump_json(indent=2) + "\n")
+    else:
+        from pinchpoint.cli.inventory_view import inventory_view
+
+        output_console().print(inventory_view(inventory, with_disks=disks))
+
+
+def inventory_command(
+    snapshot: Annotated[
+        Path | None,
+        typer.Option(
+            "--snapshot", "-s", help="Read a snapshot directory or .tar.gz instead of this host."
+        ),
+    ] = None,
+    demo: Annotated[
+        bool, typer.Option("--demo", help="Show the bundled demo host (field case 1).")
+    ] = False,
+    demo_if_no_sas: Annotated[
+        bool,
+        typer.Option(
+            "--demo-if-no-sas", help="Show the demo host when this host has no SAS fabric."
+        ),
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the typed model as JSON.")] = False,
+    disks: Annotated[
+        bool, typer.Option("--disks", help="Also list every disk with its paths.")
+    ] = False,
+) -> None:
+    """The SAS fabric: HBA → port → chain → enclosure → slots, with the path count of each."""
+    with host_source(snapshot, demo) as (source, kind):
+        found = collect_with_progress(source, kind)
+    if demo_if_no_sas and snapshot is None and not demo and not found.sas.hbas:
+        errors.print(
+            "[yellow]This host has no SAS fabric (no SAS HBA found); showing the demo host.[/]"
+        )
+        with host_source(None, demo=True) as (source, kind):
+            found = collect_with_progress(source, kind)
+    _show(found, as_json, disks)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `inventory` to the `pinchpoint` command."""
+    app.command("inventory")(inventory_command)

@@ -1,0 +1,313 @@
+"""The inventory drawn for a terminal, as an expert draws the SAS fabric on a whiteboard.
+
+HBA → port (width, each phy's rate) → chain → enclosures in cabling order → slot summary, with
+the path count of every enclosure and disk. Status is shown with words and symbols as well as
+colour, so it reads the same on a monochrome terminal or in a pasted ticket.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from rich.tree import Tree
+
+from pinchpoint.cli.host_view import host_tables
+from pinchpoint.model.inventory import Inventory, SourceKind
+from pinchpoint.model.sas import Disk, Enclosure, Hba, HbaPort, Phy, SasFabric
+
+OK = "✔"
+SHORT = "✖"
+WARN = "▲"
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _rate(value: float | None) -> str:
+    return "no link" if value is None else f"{value:g}G"
+
+
+def phy_rates(phys: Iterable[Phy]) -> str:
+    """`4×12G` when all phys agree, else each phy: `8:12G 9:6G 10:no link`."""
+    listed = list(phys)
+    if not listed:
+        return "no phys"
+    rates = {p.negotiated_gbps for p in listed}
+    if len(rates) == 1:
+        return f"{len(listed)}×{_rate(listed[0].negotiated_gbps)}"
+    return " ".join(f"{p.phy_identifier}:{_rate(p.negotiated_gbps)}" for p in listed)
+
+
+def _phys_span(port: HbaPort) -> str:
+    ids = [p.phy_identifier for p in port.phys]
+    if not ids:
+        return "no phys"
+    return f"phy {ids[0]}" if len(ids) == 1 else f"phys {min(ids)}-{max(ids)}"
+
+
+def _below_capability(port: HbaPort) -> list[Phy]:
+    """Phys running slower than both their own hardware and their far end allow."""
+    slow = []
+    for phy in port.phys:
+        if phy.negotiated_gbps is None or phy.maximum_hw_gbps is None:
+            continue
+        best = phy.maximum_hw_gbps
+        if phy.far_end_max_gbps is not None:
+            best = min(best, phy.far_end_max_gbps)
+        if phy.negotiated_gbps < best:
+            slow.append(phy)
+    return slow
+
+
+def paths_text(present: int, expected: int) -> Text:
+    if present >= expected:
+        return Text(f"{OK} paths {present}/{expected}", style="green")
+    return Text(f"{SHORT} paths {present}/{expected}", style="bold red")
+
+
+def hba_label(hba: Hba) -> Text:
+    label = Text()
+    label.append(f"HBA {hba.pci_address or hba.scsi_host}", style="bold")
+    label.append(f"  {hba.board_name or 'unknown board'}  {hba.driver or '?'}")
+    if hba.firmware:
+        label.append(f" fw {hba.firmware}")
+    if hba.pcie and hba.pcie.current_speed_gts is not None:
+        pcie = hba.pcie
+        label.append(f"  PCIe {pcie.current_speed_gts:g} GT/s x{pcie.current_width}")
+        if (pcie.max_speed_gts, pcie.max_width) != (pcie.current_speed_gts, pcie.current_width):
+            label.append(
+                f" (capable of {pcie.max_speed_gts:g} GT/s x{pcie.max_width})", style="yellow"
+            )
+    if hba.numa_node is not None:
+        label.append(f"  NUMA {hba.numa_node}")
+    label.append(f"  [{hba.scsi_host}]", style="dim")
+    if not hba.sas_transport:
+        label.append("  no SAS transport class: ports not visible", style="yellow")
+    return label
+
+
+def port_label(port: HbaPort) -> Text:
+    label = Text(f"connector {port.connector}  ", style="bold")
+    label.append(f"x{port.width}  {_phys_span(port)}: {phy_rates(port.phys)}")
+    slow = _below_capability(port)
+    if slow:
+        names = ", ".join(str(p.phy_identifier) for p in slow)
+        label.append(f"  {WARN} phy {names} below what both ends support", style="yellow")
+    far = {p.far_end_max_source for p in port.phys if p.far_end_max_source}
+    if far and any(
+        p.negotiated_gbps is not None
+        and p.maximum_hw_gbps is not None
+        and p.negotiated_gbps < p.maximum_hw_gbps
+        for p in port.phys
+    ):
+        label.append(f"  (far end: {sorted(far)[0]})", style="dim")
+    label.append(f"  [{port.name}]", style="dim")
+    return label
+
+
+def disk_path_summary(disks: list[Disk]) -> str:
+    """`24 disks, 2 paths each` or `24 disks: 23 × 2 paths, 1 × 1 path (bay 5)`."""
+    if not disks:
+        return "no disks"
+    counts = Counter(d.path_count for d in disks)
+    if len(counts) == 1:
+        (paths,) = counts
+        return f"{len(disks)} disks, {paths} path{'s' if paths != 1 else ''} each"
+    common = counts.most_common(1)[0][0]
+    parts = []
+    for paths, count in sorted(counts.items(), reverse=True):
+        text = f"{count} × {paths} path{'s' if paths != 1 else ''}"
+        if paths != common:
+            bays = sorted(d.slot for d in disks if d.path_count == paths and d.slot is not None)
+            if bays:
+                text += f" (bay{'s' if len(bays) > 1 else ''} {', '.join(map(str, bays[:12]))}"
+                text += "…)" if len(bays) > 12 else ")"
+        parts.append(text)
+    return f"{len(disks)} disks: " + ", ".join(parts)
+
+
+def enclosure_label(enc: Enclosure, disks: list[Disk], position: int | None = None) -> Text:
+    label = Text()
+    if position is not None:
+        label.append(f"{position}. ")
+    label.append(enc.name, style="bold")
+    model = " ".join(x for x in (enc.vendor, enc.product) if x)
+    if model:
+        label.append(f"  {model}")
+    label.append("  ")
+    label.append_text(paths_text(enc.paths, enc.paths_expected))
+    occupied = sum(1 for s in enc.slots if s.occupied)
+    bays = enc.bay_count or len(enc.slots)
+    label.append(f"  bays {occupied}/{bays} occupied  {disk_path_summary(disks)}")
+    faults = [s.index for s in enc.slots if s.fault]
+    if faults:
+        label.append(f"  {WARN} fault LED on bay {', '.join(map(str, faults))}", style="yellow")
+    return label
+
+
+def fabric_tree(inventory: Inventory) -> Tree:
+    """The SAS fabric as a tree: HBA → connector → chain → enclosures."""
+    fabric = inventory.sas
+    host = inventory.host
+    title = Text(host.hostname or "unknown host", style="bold")
+    if host.source is SourceKind.DEMO:
+        title.append("  (DEMO: simulated host, field case 1)", style="bold magenta")
+    elif host.source is SourceKind.SNAPSHOT:
+        title.append(f"  (snapshot {host.source_location})", style="cyan")
+    if host.kernel:
+        title.append(f"  kernel {host.kernel}", style="dim")
+    title.append("\n" + fabric_summary(fabric))
+    tree = Tree(title)
+    enclosures = {e.id: e for e in fabric.enclosures}
+    disks_by_enc: dict[str, list[Disk]] = {}
+    for disk in fabric.disks:
+        if disk.enclosure_id:
+            disks_by_enc.setdefault(disk.enclosure_id, []).append(disk)
+    chains = {c.hba_port_id: c for c in fabric.chains}
+    expanders = {e.id: e for e in fabric.expanders}
+    for hba in fabric.hbas:
+        hba_node = tree.add(hba_label(hba))
+        for port in hba.ports:
+            node = hba_node.add(port_label(port))
+            chain = chains.get(port.id)
+            if chain is None:
+                if port.attached_kind.value == "end_device":
+                    node.add(Text("direct-attached device", style="dim"))
+                continue
+            if chain.switch_ids:
+                names = ", ".join(
+                    f"{expanders[s].vendor or ''} {expanders[s].product or s}".strip()
+                    for s in chain.switch_ids
+                )
+                node.add(Text(f"expander outside any enclosure (switch or unidentified): {names}"))
+            branches = chain.branches or [chain.enclosure_ids]
+            parent = node
+            if len(branches) > 1:
+                parent = node.add(
+                    Text(
+                        f"{chain.enclosure_count} enclosures share this port in "
+                        f"{len(branches)} branches"
+                    )
+                )
+            for branch in branches:
+                chain_node = parent.add(Text(f"chain of {_plural(len(branch), 'enclosure')}"))
+                for position, enc_id in enumerate(branch, start=1):
+                    enc = enclosures.get(enc_id)
+                    if enc is not None:
+                        label = enclosure_label(enc, disks_by_enc.get(enc_id, []), position)
+                        chain_node.add(label)
+        if not hba.sas_transport:
+            hidden = hba_node.add(Text("enclosures reached (the driver shows no ports)"))
+            for enc in fabric.enclosures:
+                if any(r.startswith(f"{hba.id}/") for r in enc.hba_port_ids):
+                    hidden.add(enclosure_label(enc, disks_by_enc.get(enc.id, [])))
+        if hba.idle_phys:
+            ids = ", ".join(str(p.phy_identifier) for p in hba.idle_phys)
+            hba_node.add(Text(f"phys without a port (not cabled): {ids}", style="dim"))
+        direct = [
+            d
+            for d in fabric.disks
+            if d.direct_attached and any(p.hba_id == hba.id for p in d.paths)
+        ]
+        for disk in direct:
+            hba_node.add(
+                Text(
+                    f"direct-attached disk {disk.vendor or ''} {disk.model or ''} "
+                    f"{disk.wwid or disk.id}  paths {disk.path_count}"
+                )
+            )
+    return tree
+
+
+def fabric_summary(fabric: SasFabric) -> str:
+    return (
+        f"SAS fabric: {len(fabric.hbas)} HBA{'s' if len(fabric.hbas) != 1 else ''}, "
+        f"{len(fabric.enclosures)} enclosures, {len(fabric.disks)} disks, "
+        f"{fabric.path_count} disk paths"
+    )
+
+
+def enclosure_table(fabric: SasFabric) -> Table:
+    """One row per enclosure: where it is cabled and how many paths it has."""
+    table = Table(title="Enclosures", title_justify="left")
+    for column in (
+        "enclosure",
+        "model",
+        "logical id",
+        "cabled to (port: position)",
+        "paths",
+        "disks",
+    ):
+        table.add_column(column)
+    positions: dict[str, list[str]] = {}
+    for chain in fabric.chains:
+        where = chain.hba_port_id.removeprefix("hba:").replace("/connector:", " c")
+        for branch in chain.branches or [chain.enclosure_ids]:
+            for index, enc_id in enumerate(branch, start=1):
+                positions.setdefault(enc_id, []).append(f"{where}: {index}/{len(branch)}")
+    disks: dict[str, list[Disk]] = {}
+    for disk in fabric.disks:
+        if disk.enclosure_id:
+            disks.setdefault(disk.enclosure_id, []).append(disk)
+    for enc in fabric.enclosures:
+        table.add_row(
+            enc.name,
+            " ".join(x for x in (enc.vendor, enc.product) if x),
+            enc.logical_id,
+            "\n".join(positions.get(enc.id, ["—"])),
+            paths_text(enc.paths, enc.paths_expected),
+            disk_path_summary(disks.get(enc.id, [])),
+        )
+    return table
+
+
+def disk_table(inventory: Inventory) -> Table:
+    """Every disk with its place, path count and SMART verdict (for `inventory --disks`)."""
+    fabric = inventory.sas
+    enclosures = {e.id: e.name for e in fabric.enclosures}
+    verdicts = {
+        h.id: {True: "passed", False: "FAILED", None: "—"}[h.smart_passed]
+        for h in inventory.health.disks
+    }
+    table = Table(title="Disks", title_justify="left")
+    columns = ("enclosure", "bay", "model", "LU name (wwid)", "paths", "block devices", "SMART")
+    for column in columns:
+        table.add_column(column)
+    for disk in fabric.disks:
+        table.add_row(
+            enclosures.get(disk.enclosure_id or "", "direct" if disk.direct_attached else "—"),
+            "" if disk.slot is None else str(disk.slot),
+            " ".join(x for x in (disk.vendor, disk.model) if x),
+            disk.wwid or disk.id,
+            str(disk.path_count),
+            " ".join(p.block_device or p.sg_device or p.hctl for p in disk.paths),
+            verdicts.get(disk.id, "not read"),
+        )
+    return table
+
+
+def problems_table(inventory: Inventory) -> RenderableType:
+    if not inventory.problems:
+        return Text(f"{OK} everything the collectors look at was read", style="green")
+    table = Table(title="Not collected", title_justify="left")
+    for column in ("part", "what", "why"):
+        table.add_column(column)
+    for problem in inventory.problems:
+        table.add_row(problem.part, problem.subject, problem.reason)
+    return table
+
+
+def inventory_view(inventory: Inventory, *, with_disks: bool = False) -> Group:
+    parts: list[RenderableType] = [fabric_tree(inventory)]
+    if inventory.sas.enclosures:
+        parts.append(enclosure_table(inventory.sas))
+    if with_disks:
+        parts.append(disk_table(inventory))
+    parts.extend(host_tables(inventory))
+    parts.append(problems_table(inventory))
+    return Group(*parts)

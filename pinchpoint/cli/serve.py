@@ -1,0 +1,124 @@
+"""`pinchpoint serve`: the service — REST API, scheduled sweeps, report store, notifications,
+metrics and the maintenance view — on this host, the demo host or a snapshot.
+
+Declared here, imported when it runs (FastAPI, SQLAlchemy and uvicorn are heavy for `inventory`).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pinchpoint.cli.console import errors, fail
+
+
+def serve_command(
+    listen: Annotated[
+        str | None, typer.Option("--host", help="Address to listen on (default 127.0.0.1).")
+    ] = None,
+    port: Annotated[int | None, typer.Option("--port", "-p", help="Port (default 9460).")] = None,
+    config_file: Annotated[
+        Path | None,
+        typer.Option("--config", "-c", help="pinchpoint.toml: [service] and the rules' settings."),
+    ] = None,
+    data_dir: Annotated[
+        Path | None, typer.Option("--data-dir", help="Store, tokens and daily reports.")
+    ] = None,
+    database_url: Annotated[
+        str | None,
+        typer.Option("--database-url", help="SQLAlchemy URL (default: SQLite in --data-dir)."),
+    ] = None,
+    demo: Annotated[bool, typer.Option("--demo", help="Serve the simulated demo host.")] = False,
+    demo_if_no_sas: Annotated[
+        bool, typer.Option("--demo-if-no-sas", help="The demo host when this one has no SAS HBA.")
+    ] = False,
+    snapshot: Annotated[
+        Path | None, typer.Option("--snapshot", "-s", help="Serve a captured snapshot.")
+    ] = None,
+    role: Annotated[
+        str | None, typer.Option("--role", help="agent (default) or central (accepts pushes).")
+    ] = None,
+    push_to: Annotated[
+        str | None, typer.Option("--push-to", help="Push each report to this central service.")
+    ] = None,
+    open_reads: Annotated[
+        bool,
+        typer.Option(
+            "--open-reads", help="Serve reads without a token (only when listening on loopback)."
+        ),
+    ] = False,
+    no_first_sweep: Annotated[
+        bool, typer.Option("--no-first-sweep", help="Wait for the schedule instead.")
+    ] = False,
+    log_level: Annotated[str, typer.Option("--log-level")] = "info",
+) -> None:
+    """Run the service: REST API under /v1, sweeps on a schedule, the report store, webhooks,
+    /metrics and the maintenance view at /."""
+    import uvicorn
+
+    from pinchpoint.api.app import create_app
+    from pinchpoint.service.runtime import Service
+    from pinchpoint.service.settings import (
+        SettingsError,
+        TargetKind,
+        ensure_tokens,
+        load_settings,
+    )
+
+    if demo and snapshot is not None:
+        raise fail("--demo and --snapshot exclude each other")
+    target = TargetKind.DEMO if demo else TargetKind.SNAPSHOT if snapshot else None
+    try:
+        settings = load_settings(
+            config_file,
+            listen=listen,
+            port=port,
+            data_dir=data_dir,
+            database_url=database_url,
+            target=target,
+            snapshot=snapshot,
+            demo_if_no_sas=demo_if_no_sas or None,
+            role=role,
+            push_to=push_to,
+            open_reads_on_loopback=open_reads or None,
+        )
+    except SettingsError as err:
+        raise fail(str(err)) from None
+    if settings.open_reads_on_loopback and not settings.on_loopback:
+        errors.print(
+            f"[yellow]reads stay behind the token: {settings.listen} is not a loopback address[/]"
+        )
+    logging.basicConfig(
+        level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        written = ensure_tokens(settings)
+        service = Service(settings)
+    except OSError as err:
+        raise fail(f"{settings.resolved_data_dir()}: {err.strerror or err}") from None
+    except Exception as err:
+        raise fail(f"the service cannot start: {type(err).__name__}: {err}") from None
+    for path in written:
+        errors.print(f"a new token was written to {path} (readable by this user only)")
+    errors.print(
+        f"pinchpoint serving {service.target.label} on http://{settings.listen}:{settings.port} "
+        f"(store: {service.store.dialect}, data: {settings.resolved_data_dir()}"
+        f"{', reads open on loopback' if settings.reads_open else ''})"
+    )
+    app = create_app(service, first_sweep=not no_first_sweep)
+    uvicorn.run(
+        app,
+        host=settings.listen,
+        port=settings.port,
+        log_level=log_level.lower(),
+        access_log=False,
+        server_header=False,
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add `serve` to the `pinchpoint` command."""
+    app.command("serve")(serve_command)

@@ -1,0 +1,127 @@
+"""`pinchpoint stats`: latency and load figures from samples, imports and the live host.
+
+The commands are declared here and do their work in `diff`, `imports` and `show`, imported when
+a command runs: every `pinchpoint` invocation reads this file, few need the statistics code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pinchpoint.model.breakdown import GroupLevel
+from pinchpoint.model.stats import ImportKind
+
+stats_app = typer.Typer(
+    help="Latency and load: iostat figures, imported series, breakdowns along the hierarchy.",
+    no_args_is_help=True,
+)
+
+
+@stats_app.command("diff")
+def diff_command(
+    first: Annotated[
+        Path,
+        typer.Argument(
+            help="Snapshot (directory or .tar.gz) or sample directory; alone: a "
+            "snapshot with samples/, each interval in turn."
+        ),
+    ],
+    second: Annotated[
+        Path | None, typer.Argument(help="The later snapshot or sample directory.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (sysstat's keys).")] = False,
+    everything: Annotated[
+        bool, typer.Option("--all", help="Also devices with no I/O in the interval.")
+    ] = False,
+    partitions: Annotated[
+        bool, typer.Option("--partitions", help="Also partitions (as iostat -p ALL).")
+    ] = False,
+) -> None:
+    """The figures `iostat -x` prints, between two samples of /proc/diskstats."""
+    from pinchpoint.cli.stats.diff import diff_report
+
+    diff_report(first, second, as_json, everything, partitions)
+
+
+@stats_app.command("watch")
+def watch_command(
+    interval: Annotated[
+        float, typer.Option("--interval", "-i", min=0.05, help="Seconds between samples.")
+    ] = 1.0,
+    count: Annotated[
+        int | None,
+        typer.Option("--count", "-n", min=1, help="Intervals to show (default: until Ctrl-C)."),
+    ] = None,
+    top: Annotated[int, typer.Option("--top", min=1, help="Busiest devices to show.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON line per interval.")] = False,
+    everything: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Every device, idle ones and partitions too, instead of the --top busiest "
+            "whole devices. Computes every device's figures each interval: on a host with "
+            "thousands of devices that costs more CPU than the sampling itself.",
+        ),
+    ] = False,
+) -> None:
+    """This host's iostat -x figures, live: the busiest devices each interval.
+
+    Each interval the counters are read raw and ranked by busy time, then completed I/Os
+    (as %util, then r/s + w/s + d/s + f/s); figures are computed only for the devices shown.
+    """
+    from pinchpoint.cli.stats.diff import watch_report
+
+    watch_report(interval, count, top, as_json, everything)
+
+
+@stats_app.command("import")
+def import_command(
+    file: Annotated[Path, typer.Argument(help="The statistics file to read.")],
+    kind: Annotated[
+        ImportKind | None,
+        typer.Option("--kind", help="Its format; guessed from the content when not given."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the typed model as JSON.")] = False,
+) -> None:
+    """Read zpool iostat -w/-l, iostat -x (text or JSON), fio JSON or a PerfMon CSV."""
+    from pinchpoint.cli.stats.imports import import_report
+
+    import_report(file, kind, as_json)
+
+
+@stats_app.command("show")
+def show_command(
+    snapshot: Annotated[
+        Path | None,
+        typer.Option("--snapshot", "-s", help="Read a snapshot directory or .tar.gz."),
+    ] = None,
+    demo: Annotated[
+        bool, typer.Option("--demo", help="The bundled demo host with its workload.")
+    ] = False,
+    by: Annotated[
+        list[GroupLevel] | None,
+        typer.Option("--by", help="Level to group by (repeat for several)."),
+    ] = None,
+    slower_than: Annotated[
+        str, typer.Option("--slower-than", help="Threshold for the share of slow I/Os.")
+    ] = "220ms",
+    import_files: Annotated[
+        list[Path] | None,
+        typer.Option("--import", help="Another tool's statistics file (repeatable)."),
+    ] = None,
+    kinds: Annotated[
+        list[ImportKind] | None,
+        typer.Option("--kind", help="Format of the --import file in the same position."),
+    ] = None,
+    seconds: Annotated[
+        float, typer.Option("--seconds", help="Live host: seconds between the two samples.")
+    ] = 1.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the breakdown as JSON.")] = False,
+) -> None:
+    """Load and latency grouped along the hierarchy: which JBOD, chain or HBA stands out."""
+    from pinchpoint.cli.stats.show import show_report
+
+    show_report(snapshot, demo, by, slower_than, import_files, kinds, seconds, as_json)

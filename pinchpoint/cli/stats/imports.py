@@ -1,0 +1,106 @@
+"""`stats import`: read another tool's statistics file (zpool iostat, iostat, fio, PerfMon)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from pinchpoint.checks.parse.importers import StatsImportError, import_stats
+from pinchpoint.cli.console import fail, output_console
+from pinchpoint.model.histogram import LatencyHistogram
+from pinchpoint.model.stats import EntityStats, ImportedStats, ImportKind, Metric
+
+__all__ = []
+
+KEY_METRICS = (
+    Metric.READ_IOPS,
+    Metric.WRITE_IOPS,
+    Metric.READ_LATENCY_MS,
+    Metric.WRITE_LATENCY_MS,
+    Metric.QUEUE,
+    Metric.UTIL_PCT,
+)
+
+
+def _ms(seconds: float | None) -> str:
+    return "—" if seconds is None else f"{seconds * 1000:.3g} ms"
+
+
+def _span(entity: EntityStats) -> str:
+    times = [p.at for p in entity.points if p.at is not None]
+    if not times:
+        return "—"
+    return f"{min(times):%Y-%m-%d %H:%M:%S} → {max(times):%H:%M:%S}"
+
+
+def _mean_max(entity: EntityStats, metric: Metric) -> str:
+    values = [p.values[metric] for p in entity.points if metric in p.values]
+    if not values:
+        return ""
+    return f"{sum(values) / len(values):.4g} / {max(values):.4g}"
+
+
+def _histogram_cell(histogram: LatencyHistogram) -> str:
+    if histogram.empty:
+        return "no samples"
+    return (
+        f"n={histogram.count} p50 {_ms(histogram.percentile_s(50))} "
+        f"p99 {_ms(histogram.percentile_s(99))} p99.9 {_ms(histogram.percentile_s(99.9))} "
+        f"max {_ms(histogram.max_s())}"
+    )
+
+
+def summary_view(imported: ImportedStats) -> Group:
+    """Per entity: points, time span, mean/max of the key metrics, histograms in brief."""
+    title = f"{imported.source_name}: {imported.kind.value}"
+    if imported.host:
+        title += f" from {imported.host}"
+    table = Table(title=title, title_justify="left")
+    table.add_column("entity")
+    table.add_column("kind")
+    table.add_column("points", justify="right")
+    table.add_column("span")
+    shown = [
+        m for m in KEY_METRICS if any(m in p.values for e in imported.entities for p in e.points)
+    ]
+    for metric in shown:
+        table.add_column(f"{metric.value}\nmean / max", justify="right")
+    table.add_column("histograms")
+    for entity in imported.entities:
+        name = entity.name if entity.parent is None else f"{entity.name}\n  in {entity.parent}"
+        histograms = "\n".join(
+            f"{kind.value}: {_histogram_cell(h)}" for kind, h in entity.histograms.items()
+        )
+        table.add_row(
+            name,
+            entity.kind.value,
+            str(len(entity.points)),
+            _span(entity),
+            *(_mean_max(entity, m) for m in shown),
+            histograms,
+        )
+    notes = [Text(f"note: {p}", style="yellow") for p in imported.problems]
+    skipped = imported.skipped.summary()
+    if skipped:
+        notes.append(Text(f"skipped: {skipped}", style="yellow"))
+    return Group(table, *notes)
+
+
+def import_report(
+    file: Path,
+    kind: ImportKind | None,
+    as_json: bool,
+) -> None:
+    """`pinchpoint stats import`: one statistics file, summarised or as JSON."""
+    try:
+        imported = import_stats(file, kind)
+    except StatsImportError as error:
+        raise fail(str(error)) from None
+    if as_json:
+        sys.stdout.write(imported.model_dump_json(indent=2) + "\n")
+    else:
+        output_console().print(summary_view(imported))

@@ -1,0 +1,92 @@
+"""Block devices and disk health read in a forked child give the same inventory as one process,
+and a child that dies costs time, never facts."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from pinchpoint.checks.collect import inventory as inventory_module
+from pinchpoint.checks.collect.inventory import collect_inventory
+from pinchpoint.checks.source import SnapshotSource
+from pinchpoint.checks.source.sysfs import MAX_PROBLEMS_PER_KIND, ProblemLog
+from pinchpoint.model.problems import ProblemKind
+from pinchpoint.simulator import demo_spec, write_snapshot
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
+
+
+@pytest.fixture(scope="module")
+def demo_snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("parallel") / "demo"
+    write_snapshot(demo_spec(), out)
+    return out
+
+
+def test_child_process_reads_the_same_inventory(demo_snapshot: Path) -> None:
+    alone = collect_inventory(SnapshotSource(demo_snapshot), parallel=False)
+    forked = collect_inventory(SnapshotSource(demo_snapshot), parallel=True)
+    assert len(forked.block.devices) == len(alone.block.devices) == 240
+    assert len(forked.health.disks) == 144
+    assert forked.model_dump_json(exclude={"host"}) == alone.model_dump_json(exclude={"host"})
+
+
+def test_progress_of_the_child_reaches_the_caller(demo_snapshot: Path) -> None:
+    messages: list[str] = []
+    collect_inventory(SnapshotSource(demo_snapshot), parallel=True, progress=messages.append)
+    assert "reading block devices" in messages
+    assert "smartctl 144/144" in messages
+
+
+def test_a_dead_child_falls_back_to_reading_here(
+    demo_snapshot: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def die(*_args: object) -> None:
+        os._exit(3)
+
+    monkeypatch.setattr(inventory_module, "_child_main", die)
+    found = collect_inventory(SnapshotSource(demo_snapshot), parallel=True)
+    assert len(found.health.disks) == 144
+    assert found.problems == []
+
+
+def test_small_hosts_and_recording_sources_stay_in_one_process(demo_snapshot: Path) -> None:
+    from pinchpoint.checks.source import RecordingSource
+
+    # the demo has 240 block devices: below PARALLEL_MIN_BLOCK_DEVICES
+    assert not inventory_module._worth_a_child(SnapshotSource(demo_snapshot), None)
+    assert inventory_module._worth_a_child(SnapshotSource(demo_snapshot), True)
+    assert not inventory_module._worth_a_child(SnapshotSource(demo_snapshot), False)
+    recording = RecordingSource(demo_snapshot.parent / "rec", root=str(demo_snapshot))
+    assert not inventory_module._worth_a_child(recording, True)
+
+
+def test_absorbed_problems_keep_the_per_kind_cap() -> None:
+    child, parent = ProblemLog(), ProblemLog()
+    for n in range(MAX_PROBLEMS_PER_KIND + 5):
+        child.add("block", f"/sys/block/sd{n}", ProblemKind.GARBLED, "bad")
+    parent.add("block", "/sys/block/sdz", ProblemKind.GARBLED, "bad")
+    parent.absorb(child)
+    lines = parent.problems()
+    assert len(lines) == MAX_PROBLEMS_PER_KIND + 1
+    assert lines[-1].reason == "6 more problems of this kind"
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_known_health_is_used_instead_of_running_smartctl(
+    demo_snapshot: Path, parallel: bool
+) -> None:
+    """The service reads SMART hourly: between, a sweep passes the health it has."""
+    first = collect_inventory(SnapshotSource(demo_snapshot), parallel=False)
+    said: list[str] = []
+    again = collect_inventory(
+        SnapshotSource(demo_snapshot),
+        parallel=parallel,
+        known_health=first.health,
+        progress=said.append,
+    )
+    assert again.health == first.health and len(again.health.disks) == 144
+    assert not any("smartctl" in message for message in said)
+    assert again.block == first.block

@@ -26,6 +26,7 @@ database:
 lint: $(STAMP)
 	$(BIN)/ruff check pinchpoint tests bench
 	$(BIN)/ruff format --check pinchpoint tests bench
+	$(BIN)/lint-imports --no-logo --no-cache
 
 typecheck: $(STAMP)
 	$(BIN)/mypy pinchpoint

@@ -57,14 +57,15 @@ def inventory_command(
     ] = False,
 ) -> None:
     """The SAS fabric: HBA → port → chain → enclosure → slots, with the path count of each."""
+    if demo_if_no_sas and snapshot is None and not demo:
+        from pinchpoint.checks.collect.sas_presence import has_sas_hba
+        from pinchpoint.checks.source import LiveSource
+
+        if not has_sas_hba(LiveSource()):
+            errors.print("[yellow]This host has no SAS HBA; showing the demo host.[/]")
+            demo = True
     with host_source(snapshot, demo) as (source, kind):
         found = collect_with_progress(source, kind)
-    if demo_if_no_sas and snapshot is None and not demo and not found.sas.hbas:
-        errors.print(
-            "[yellow]This host has no SAS fabric (no SAS HBA found); showing the demo host.[/]"
-        )
-        with host_source(None, demo=True) as (source, kind):
-            found = collect_with_progress(source, kind)
     _show(found, as_json, disks)
 
 

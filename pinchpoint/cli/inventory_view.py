@@ -18,6 +18,7 @@ from rich.tree import Tree
 from pinchpoint.cli.host_view import host_tables
 from pinchpoint.model.inventory import Inventory, SourceKind
 from pinchpoint.model.sas import Disk, Enclosure, Hba, HbaPort, Phy, SasFabric
+from pinchpoint.naming import disk_slot_name, hba_port_name, slot_name
 
 OK = "✔"
 SHORT = "✖"
@@ -111,7 +112,7 @@ def port_label(port: HbaPort) -> Text:
 
 
 def disk_path_summary(disks: list[Disk]) -> str:
-    """`24 disks, 2 paths each` or `24 disks: 23 × 2 paths, 1 × 1 path (bay 5)`."""
+    """`24 disks, 2 paths each` or `24 disks: 23 × 2 paths, 1 × 1 path (slot 5)`."""
     if not disks:
         return "no disks"
     counts = Counter(d.path_count for d in disks)
@@ -123,10 +124,10 @@ def disk_path_summary(disks: list[Disk]) -> str:
     for paths, count in sorted(counts.items(), reverse=True):
         text = f"{count} × {paths} path{'s' if paths != 1 else ''}"
         if paths != common:
-            bays = sorted(d.slot for d in disks if d.path_count == paths and d.slot is not None)
-            if bays:
-                text += f" (bay{'s' if len(bays) > 1 else ''} {', '.join(map(str, bays[:12]))}"
-                text += "…)" if len(bays) > 12 else ")"
+            slots = sorted(d.slot for d in disks if d.path_count == paths and d.slot is not None)
+            if slots:
+                text += f" (slot{'s' if len(slots) > 1 else ''} {', '.join(map(str, slots[:12]))}"
+                text += "…)" if len(slots) > 12 else ")"
         parts.append(text)
     return f"{len(disks)} disks: " + ", ".join(parts)
 
@@ -142,11 +143,11 @@ def enclosure_label(enc: Enclosure, disks: list[Disk], position: int | None = No
     label.append("  ")
     label.append_text(paths_text(enc.paths, enc.paths_expected))
     occupied = sum(1 for s in enc.slots if s.occupied)
-    bays = enc.bay_count or len(enc.slots)
-    label.append(f"  bays {occupied}/{bays} occupied  {disk_path_summary(disks)}")
-    faults = [s.index for s in enc.slots if s.fault]
+    slots = enc.bay_count or len(enc.slots)
+    label.append(f"  slots {occupied}/{slots} occupied  {disk_path_summary(disks)}")
+    faults = [slot_name(s.index, s.descriptor) for s in enc.slots if s.fault]
     if faults:
-        label.append(f"  {WARN} fault LED on bay {', '.join(map(str, faults))}", style="yellow")
+        label.append(f"  {WARN} fault LED on {', '.join(faults)}", style="yellow")
     return label
 
 
@@ -244,9 +245,10 @@ def enclosure_table(fabric: SasFabric) -> Table:
         "disks",
     ):
         table.add_column(column)
+    port_names = {port.id: hba_port_name(hba, port) for hba in fabric.hbas for port in hba.ports}
     positions: dict[str, list[str]] = {}
     for chain in fabric.chains:
-        where = chain.hba_port_id.removeprefix("hba:").replace("/connector:", " c")
+        where = port_names.get(chain.hba_port_id, chain.hba_port_id)
         for branch in chain.branches or [chain.enclosure_ids]:
             for index, enc_id in enumerate(branch, start=1):
                 positions.setdefault(enc_id, []).append(f"{where}: {index}/{len(branch)}")
@@ -269,19 +271,20 @@ def enclosure_table(fabric: SasFabric) -> Table:
 def disk_table(inventory: Inventory) -> Table:
     """Every disk with its place, path count and SMART verdict (for `inventory --disks`)."""
     fabric = inventory.sas
-    enclosures = {e.id: e.name for e in fabric.enclosures}
+    enclosures = {e.id: e for e in fabric.enclosures}
     verdicts = {
         h.id: {True: "passed", False: "FAILED", None: "—"}[h.smart_passed]
         for h in inventory.health.disks
     }
     table = Table(title="Disks", title_justify="left")
-    columns = ("enclosure", "bay", "model", "LU name (wwid)", "paths", "block devices", "SMART")
+    columns = ("enclosure", "slot", "model", "LU name (wwid)", "paths", "block devices", "SMART")
     for column in columns:
         table.add_column(column)
     for disk in fabric.disks:
+        enclosure = enclosures.get(disk.enclosure_id or "")
         table.add_row(
-            enclosures.get(disk.enclosure_id or "", "direct" if disk.direct_attached else "—"),
-            "" if disk.slot is None else str(disk.slot),
+            enclosure.name if enclosure else "direct" if disk.direct_attached else "—",
+            (disk_slot_name(disk, enclosure) if enclosure else None) or "",
             " ".join(x for x in (disk.vendor, disk.model) if x),
             disk.wwid or disk.id,
             str(disk.path_count),

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pinchpoint.checks.source import Source
+from pinchpoint.checks.collect.sas_presence import has_sas_hba
+from pinchpoint.checks.source import LiveSource, Source
 from pinchpoint.checks.source.choose import (
     demo_snapshot,
-    has_sas_fabric,
     open_source,
     simulate_demo,
 )
@@ -32,7 +32,11 @@ class HostTarget:
     @classmethod
     def from_settings(cls, settings: ServiceSettings) -> HostTarget:
         """The target the settings name; the demo when asked to fall back from a SAS-less host."""
-        if settings.target is TargetKind.LIVE and settings.demo_if_no_sas and not has_sas_fabric():
+        if (
+            settings.target is TargetKind.LIVE
+            and settings.demo_if_no_sas
+            and not has_sas_hba(LiveSource())
+        ):
             return cls(TargetKind.DEMO)
         return cls(settings.target, settings.snapshot)
 

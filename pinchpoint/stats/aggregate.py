@@ -38,7 +38,6 @@ from pinchpoint.model.breakdown import (
 )
 from pinchpoint.model.histogram import LatencyHistogram, merged
 from pinchpoint.model.inventory import Inventory
-from pinchpoint.model.sas import Disk
 from pinchpoint.model.stats import (
     DeviceFigures,
     EntityStats,
@@ -50,6 +49,7 @@ from pinchpoint.model.stats import (
     StatPoint,
     StatsEntityKind,
 )
+from pinchpoint.naming import chain_name, disk_name, hba_port_name
 from pinchpoint.performance import gc_paused
 from pinchpoint.stats.attach import AttachedKind, Attachment, DeviceRole, EntityIndex, wwid_key
 from pinchpoint.stats.links import LINK_LEVELS, network_breakdown
@@ -318,13 +318,6 @@ def _compare_with_peers(groups: list[GroupFigures]) -> None:
             group.queue_vs_peers = group.queue_per_member / median
 
 
-def _disk_name(disk: Disk, enclosures: dict[str, str]) -> str:
-    where = enclosures.get(disk.enclosure_id or "")
-    if where is not None and disk.slot is not None:
-        return f"{where} slot {disk.slot}"
-    return disk.wwid or disk.serial or disk.id
-
-
 class _Levels:
     """Builds the groups of each level from one host's measured devices."""
 
@@ -332,7 +325,7 @@ class _Levels:
         self.inventory = inventory
         self.measured = measured
         self.slower_than_s = slower_than_s
-        self.enclosure_names = {e.id: e.name for e in inventory.sas.enclosures}
+        self.enclosure_by_id = {e.id: e for e in inventory.sas.enclosures}
         self._routes: dict[str, dict[str | None, list[tuple[Attachment, DeviceLoad]]]] = {}
         self._disks_through: dict[str, dict[str | None, list[str]]] = {}
 
@@ -391,7 +384,7 @@ class _Levels:
                 self.group(
                     GroupLevel.DISK,
                     disk.id,
-                    _disk_name(disk, self.enclosure_names),
+                    disk_name(disk, self.enclosure_by_id.get(disk.enclosure_id or "")),
                     f"{disk.path_count} {noun} ({names})",
                     [disk.id],
                     devices,
@@ -428,18 +421,12 @@ class _Levels:
 
     def chains(self) -> LevelBreakdown:
         level = LevelBreakdown(level=GroupLevel.CHAIN)
-        hbas = {h.id: h for h in self.inventory.sas.hbas}
         for chain in self.inventory.sas.chains:
-            hba = hbas.get(chain.hba_id)
-            ports = hba.ports if hba else []
-            connector = next((p.connector for p in ports if p.id == chain.hba_port_id), None)
-            start = f"{hba.pci_address if hba else chain.hba_id} connector {connector}"
-            route = " → ".join(self.enclosure_names.get(e, e) for e in chain.enclosure_ids)
             level.groups.append(
                 self.group(
                     GroupLevel.CHAIN,
                     chain.id,
-                    f"{start}: {route}" if route else start,
+                    chain_name(chain, self.inventory),
                     f"{chain.enclosure_count} enclosures, depth {chain.depth}",
                     self.disks_through("hba_port_id", chain.hba_port_id),
                     self.routed("hba_port_id", chain.hba_port_id),
@@ -457,7 +444,7 @@ class _Levels:
                     self.group(
                         GroupLevel.HBA_PORT,
                         port.id,
-                        f"{hba.pci_address} connector {port.connector}",
+                        hba_port_name(hba, port),
                         f"x{port.width}, {port.phys_up} phys up",
                         self.disks_through("hba_port_id", port.id),
                         self.routed("hba_port_id", port.id),

@@ -124,7 +124,7 @@ def test_simulate_writes_a_snapshot_that_inventory_reads(tmp_path: Path) -> None
     assert result.exit_code == 0, result.output
     assert json.loads((out / "manifest.json").read_text())["simulated"] is True
     shown = runner.invoke(app, ["inventory", "--snapshot", str(out)], env={"COLUMNS": "200"})
-    assert "23 × 2 paths, 1 × 1 path (bay 5)" in shown.output
+    assert "23 × 2 paths, 1 × 1 path (slot 5)" in shown.output
 
 
 def test_simulate_names_the_bad_field_of_a_spec(tmp_path: Path) -> None:

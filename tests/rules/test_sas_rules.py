@@ -128,7 +128,7 @@ def test_both_paths_through_one_hba_is_no_adapter_redundancy(
 def test_a_disk_missing_one_path_is_named_by_bay(inventories: dict[str, Inventory]) -> None:
     findings, _ = run(inventories["disk_missing_one_path"])
     assert [(f.rule, f.entity.name) for f in findings] == [
-        ("sas.disk.missing_path", "JBOD-B slot 5")
+        ("sas.disk.missing_path", "JBOD-B slot 5 (SLOT 06)")
     ]
     facts = {f.name: f.value for f in findings[0].evidence[0].facts}
     assert facts["paths"] == 1

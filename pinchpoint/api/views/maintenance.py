@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from pinchpoint.model.findings import Finding, Severity
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.sas import Disk, Enclosure, Slot
+from pinchpoint.naming import hba_port_name, slot_label, slot_name
 
 
 class CableEnd(BaseModel):
@@ -20,6 +21,7 @@ class CableEnd(BaseModel):
     hba_id: str
     hba: str  # "0000:03:00.0 SAS9300-8e"
     hba_port_id: str
+    hba_port: str  # "0000:03:00.0 SAS9300-8e connector 0" (pinchpoint.naming)
     port: str  # kernel name, "port-11:0"
     connector: int
     chain_id: str | None = None
@@ -28,7 +30,13 @@ class CableEnd(BaseModel):
 
 
 class SlotView(BaseModel):
+    """One slot: `index` is the number the enclosure reports for it (SES device slot number, the
+    kernel's `slot`), `label` the enclosure's own label when it says more, `name` both as every
+    output writes them (`slot 4 (SLOT 05)`, see pinchpoint.naming)."""
+
     index: int
+    name: str
+    label: str | None = None
     descriptor: str | None = None
     occupied: bool | None = None
     fault: bool | None = None
@@ -84,6 +92,7 @@ def _cabling(enclosure: Enclosure, inventory: Inventory) -> list[CableEnd]:
                 hba_id=hba.id,
                 hba=hba.label,
                 hba_port_id=port.id,
+                hba_port=hba_port_name(hba, port),
                 port=port.name,
                 connector=port.connector,
             )
@@ -107,6 +116,8 @@ def slot_view(slot: Slot, disk: Disk | None, enclosure: Enclosure) -> SlotView:
     """One bay as the technician sees it: occupied, faulted, locate, the disk and its paths."""
     return SlotView(
         index=slot.index,
+        name=slot_name(slot.index, slot.descriptor),
+        label=slot_label(slot.descriptor, slot.index),
         descriptor=slot.descriptor,
         occupied=slot.occupied,
         fault=slot.fault,

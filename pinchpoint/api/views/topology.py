@@ -31,6 +31,7 @@ from pinchpoint.model.histogram import LatencyHistogram
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.sas import Chain, Disk, Enclosure, Hba, HbaPort
 from pinchpoint.model.stats import Metric
+from pinchpoint.naming import connector_name, hba_port_name
 from pinchpoint.stats.series import SeriesPoint, combine_into
 
 if TYPE_CHECKING:
@@ -93,7 +94,8 @@ class ChainNode(BaseModel):
 
 class PortNode(BaseModel):
     id: str
-    name: str  # "connector 0 (port-1:0)"
+    name: str  # "connector 0": under its HBA (pinchpoint.naming.connector_name)
+    kernel_name: str  # "port-1:0"
     width: int
     link: str  # "4 × 12 Gbit/s", "2 of 4 phys up"
     attached: str
@@ -133,7 +135,8 @@ class TopologyView(BaseModel):
 class CableTo(BaseModel):
     hba_port_id: str
     hba: str
-    port: str
+    hba_port: str  # "0000:03:00.0 SAS9300-8e connector 0" (pinchpoint.naming)
+    port: str  # kernel name, "port-1:0"
     connector: int
 
 
@@ -152,7 +155,8 @@ class IoModule(BaseModel):
 
 class PathBrief(BaseModel):
     hba: str
-    port: str | None = None  # "connector 0 (port-1:0)"
+    port: str | None = None  # "connector 0", beside its HBA (pinchpoint.naming.connector_name)
+    hba_port: str | None = None  # "0000:03:00.0 SAS9300-8e connector 0" (pinchpoint.naming)
     hctl: str
     block_device: str | None = None
     state: str | None = None
@@ -285,10 +289,6 @@ class FindingIndex:
 
 
 # --- the tree ------------------------------------------------------------------------------
-
-
-def _port_name(port: HbaPort) -> str:
-    return f"connector {port.connector} ({port.name})"
 
 
 def _port_link(port: HbaPort) -> str:
@@ -464,7 +464,8 @@ def topology_view(
             ports.append(
                 PortNode(
                     id=port.id,
-                    name=_port_name(port),
+                    name=connector_name(port.connector),
+                    kernel_name=port.name,
                     width=port.width,
                     link=_port_link(port),
                     attached=port.attached_kind.value,
@@ -521,7 +522,8 @@ def _io_modules(enclosure: Enclosure, inventory: Inventory) -> list[IoModule]:
                 CableTo(
                     hba_port_id=port.id,
                     hba=hba.label,
-                    port=_port_name(port),
+                    hba_port=hba_port_name(hba, port),
+                    port=port.name,
                     connector=port.connector,
                 )
             )
@@ -595,7 +597,8 @@ def _paths(disk: Disk, inventory: Inventory) -> list[PathBrief]:
         briefs.append(
             PathBrief(
                 hba=hba.label if hba is not None else path.hba_id,
-                port=_port_name(port) if port is not None else None,
+                port=connector_name(port.connector) if port is not None else None,
+                hba_port=hba_port_name(hba, port) if hba is not None and port is not None else None,
                 hctl=path.hctl,
                 block_device=path.block_device,
                 state=path.state,

@@ -15,16 +15,7 @@ from pinchpoint.checks.source.live import LiveSource
 from pinchpoint.checks.source.snapshot import open_snapshot
 from pinchpoint.model.inventory import SourceKind
 
-SAS_HOST_CLASS = "/sys/class/sas_host"
 DEMO_SCRATCH_BYTES = 512 * 1024 * 1024  # the demo's 20,000 small files take ~80 MB of tmpfs
-
-
-def has_sas_fabric(sas_host_class: str = SAS_HOST_CLASS) -> bool:
-    """True when the kernel lists a SAS host adapter (the cheap test `--demo-if-no-sas` needs)."""
-    try:
-        return bool(os.listdir(sas_host_class))
-    except OSError:
-        return False
 
 
 def scratch_dir() -> str | None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pinchpoint.checks.source import LiveSource, SnapshotSource
-from pinchpoint.checks.source.choose import has_sas_fabric, open_source, scratch_dir
+from pinchpoint.checks.source.choose import open_source, scratch_dir
 from pinchpoint.model.inventory import SourceKind
 
 
@@ -37,12 +37,6 @@ def test_a_missing_snapshot_and_both_choices_are_refused(tmp_path: Path) -> None
         pass
     with pytest.raises(ValueError, match="exclude each other"), open_source(tmp_path, demo=True):
         pass
-
-
-def test_a_host_without_a_sas_host_class_has_no_sas_fabric(tmp_path: Path) -> None:
-    assert not has_sas_fabric(str(tmp_path / "none"))
-    (tmp_path / "host0").mkdir()
-    assert has_sas_fabric(str(tmp_path))
 
 
 def test_demo_scratch_dir_is_a_roomy_tmpfs_or_the_default(monkeypatch: pytest.MonkeyPatch) -> None:

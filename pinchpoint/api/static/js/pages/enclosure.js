@@ -21,7 +21,7 @@ export async function render(root, { params, navigate }) {
   fill(root.querySelector("h1"), m.name, " ", m.worst ? badge(m.worst) : badge("ok", "no open findings"));
   fill(
     slot(root, "summary"),
-    [m.vendor, m.product, m.serial && `serial ${m.serial}`, `logical id ${m.logical_id}`, `${m.slots_occupied} of ${m.bay_count ?? m.slots.length} bays occupied`]
+    [m.vendor, m.product, m.serial && `serial ${m.serial}`, `logical id ${m.logical_id}`, `${m.slots_occupied} of ${m.bay_count ?? m.slots.length} slots occupied`]
       .filter(Boolean)
       .join(" · "),
   );
@@ -96,7 +96,7 @@ function drawModules(element, modules) {
               "div",
               {},
               module.cabled_to.length
-                ? module.cabled_to.map((c) => h("div", {}, "⇄ cabled to ", h("strong", {}, c.hba), " ", c.port))
+                ? module.cabled_to.map((c) => h("div", {}, "⇄ cabled to ", h("strong", {}, c.hba_port), h("span", { class: "hint" }, ` (${c.port})`)))
                 : "⇄ reached through no HBA port",
             ),
           )
@@ -121,7 +121,7 @@ function drawCabling(element, cabling) {
       "ul",
       { class: "plain" },
       cabling.map((c) =>
-        h("li", {}, h("strong", {}, c.hba), ` connector ${c.connector} (${c.port})`, c.position ? ` · position ${c.position} of ${c.chain_length} on its chain` : ""),
+        h("li", {}, h("strong", {}, c.hba_port), h("span", { class: "hint" }, ` (${c.port})`), c.position ? ` · position ${c.position} of ${c.chain_length} on its chain` : ""),
       ),
     ),
   );
@@ -150,11 +150,6 @@ function bayState(s) {
   return ["ok", `✔ ${s.status || "OK"}`];
 }
 
-/** "01" for "SLOT 01": the number printed on the bay, else the slot's index. */
-function bayNumber(s) {
-  const printed = /(\d+)\s*$/.exec(s.descriptor || "");
-  return printed ? printed[1] : String(s.index).padStart(2, "0");
-}
 
 function drawBays(root, view, select) {
   const element = slot(root, "bays");
@@ -166,7 +161,7 @@ function drawBays(root, view, select) {
       const s = bay.slot;
       const [kind, text] = bayState(s);
       const classes = ["bay", kind, s.locate ? "locate" : ""].join(" ");
-      const label = `${s.descriptor || `slot ${s.index}`}: ${text.slice(2)}${s.paths != null ? `, ${s.paths} of ${s.paths_expected} paths` : ""}${s.locate ? ", locate on" : ""}`;
+      const label = `${s.name}: ${text.slice(2)}${s.paths != null ? `, ${s.paths} of ${s.paths_expected} paths` : ""}${s.locate ? ", locate on" : ""}`;
       return h(
         "button",
         {
@@ -178,7 +173,8 @@ function drawBays(root, view, select) {
           dataset: { slot: s.index, paths: s.paths ?? "" },
           onclick: () => select(bay),
         },
-        h("span", { class: "bay-no" }, bayNumber(s)),
+        h("span", { class: "bay-no" }, String(s.index)),
+        s.label ? h("span", { class: "bay-label" }, s.label) : null,
         h("span", { class: "bay-state" }, s.locate ? "◉ locate" : text),
         s.paths != null ? h("span", { class: "bay-paths", title: "SAS paths present / expected" }, `⇄ ${s.paths}/${s.paths_expected}`) : null,
       );
@@ -193,7 +189,7 @@ function drawBay(root, view, bay) {
   const s = bay.slot;
   const health = bay.health;
   const f = s.figures;
-  fill(root.querySelector("#enc-bay"), `Bay ${s.descriptor || s.index}`);
+  fill(root.querySelector("#enc-bay"), s.name.replace(/^slot/, "Slot"));
   const facts = [
     ["State", bayState(s)[1]],
     ["Disk", s.disk || "none"],
@@ -242,7 +238,7 @@ function drawLocate(root, view, s) {
     button.title = reason || "";
     button.onclick = reason ? null : () => locate(view, s, button === on);
   }
-  const what = s ? `bay ${s.descriptor || s.index}` : "the enclosure";
+  const what = s ? s.name : "the enclosure";
   on.textContent = `Locate ${what}: on`;
   off.textContent = "off";
   fill(slot(root, "locate-reason"), reason ? `Locate LEDs cannot be switched: ${reason}.` : `Lights the locate LED of ${what} (needs the admin token).`);
@@ -253,7 +249,7 @@ async function locate(view, s, on) {
   const path = s ? `${base}/slots/${s.index}/locate` : `${base}/locate`;
   try {
     await api(path, { method: "POST", body: { on }, admin: true });
-    say(`Locate LED ${on ? "on" : "off"}: ${view.maintenance.name}${s ? ` ${s.descriptor || s.index}` : ""}.`);
+    say(`Locate LED ${on ? "on" : "off"}: ${view.maintenance.name}${s ? ` ${s.name}` : ""}.`);
   } catch (error) {
     say(`Locate failed: ${error.message}`, { error: true });
   }
@@ -269,12 +265,12 @@ function drawDisks(element, bays, m) {
     element,
     table(
       [
-        { label: "Bay", value: (b) => b.slot.descriptor || String(b.slot.index) },
+        { label: "Slot", value: (b) => b.slot.name },
         { label: "Disk", value: (b) => [b.model || "", " ", h("span", { class: "mono" }, b.serial || "")] },
         { label: "Paths", value: (b) => pathsText(b.slot.paths, b.slot.paths_expected) },
         {
-          label: "Through (device, HBA, connector)",
-          value: (b) => b.disk_paths.map((p) => `${p.block_device || p.hctl} (${p.hba.split(" ")[0]} ${(p.port || "").replace(/^connector (\d+).*/, "c$1")})`).join(", "),
+          label: "Through (device: HBA port)",
+          value: (b) => b.disk_paths.map((p) => `${p.block_device || p.hctl}: ${p.hba_port || p.hba}`).join(", "),
         },
         { label: "SMART", value: (b) => (b.health ? (b.health.passed === false ? badge("critical", b.health.verdict) : b.health.verdict) : "–") },
         { label: "°C", num: true, value: (b) => number(b.health?.temperature_c) },

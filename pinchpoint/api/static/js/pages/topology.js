@@ -179,7 +179,7 @@ function slotGrid(e, depth) {
     e.slots.map((s) => {
       const state = !s.occupied ? "○ empty" : s.fault ? "✖ fault" : s.paths < s.paths_expected ? `▲ ${s.paths}p` : `✔ ${s.paths}p`;
       const q = s.figures?.queue_per_disk != null ? ` q ${number(s.figures.queue_per_disk, 1)}` : "";
-      return h("div", { class: "slot", title: s.disk || "empty" }, h("span", { class: "mono" }, String(s.index).padStart(2, "0")), ` ${state}${q} ${s.disk || ""}`);
+      return h("div", { class: "slot", title: s.disk || "empty" }, h("span", { class: "mono" }, s.name), ` ${state}${q} ${s.disk || ""}`);
     }),
   );
 }
@@ -199,7 +199,7 @@ function drawTree(root, view, enclosures) {
         depth: 1,
         worst: port.worst,
         figures: port.figures,
-        extra: [h("span", { class: "hint" }, port.link)],
+        extra: [h("span", { class: "hint" }, `${port.kernel_name} · ${port.link}`)],
         open: true,
       });
       if (!port.chains.length) portNode.append(h("p", { class: "hint", style: "padding-left:48px" }, `${port.attached}: no enclosure on this port`));
@@ -255,7 +255,7 @@ function enclosureValue(e, metric, share = 1) {
   const own = metric === "disks" ? slots.length : METRICS[metric].of(e.figures);
   const children = measured.length === slots.length && slots.length
     ? slots.map((s, i) => ({
-        name: `${e.name} ${s.descriptor || `slot ${s.index}`}`,
+        name: `${e.name} ${s.name}`,
         value: Math.max(0, diskValues[i]) * share,
         disk: s.disk,
         level: "disk",

@@ -47,10 +47,6 @@ class ScsiDeviceView:
         return hctl(self.host.number, self.target)
 
     @property
-    def target_path(self) -> str:
-        return self.path.rpartition("/")[0]
-
-    @property
     def sg_name(self) -> str:
         return f"sg{self.sg_index}"
 

@@ -83,10 +83,6 @@ class Disk:
     ports: list[DiskPort] = field(default_factory=list)
     partitions: list[Partition] = field(default_factory=list)
 
-    def port_on(self, io_module: str) -> DiskPort | None:
-        """The disk's port that plugs into `io_module`, if it has one."""
-        return next((p for p in self.ports if p.io_module == io_module), None)
-
 
 @dataclass(eq=False)
 class Attachment:

@@ -23,7 +23,7 @@ from pinchpoint.simulator.fabric import (
     SesTarget,
 )
 from pinchpoint.simulator.naming import hctl, pci_host_bridge, sd_name
-from pinchpoint.simulator.spec import CONNECTOR_PHYS
+from pinchpoint.simulator.spec.values import CONNECTOR_PHYS
 
 ScsiKind = Literal["disk", "ses"]
 

@@ -2,7 +2,8 @@
 
 The snapshot looks like what `capture` writes from a real host (real sysfs layout and formats,
 real relative symlinks, `sg_ses` text outputs), so the same collectors read it. It serves the
-bundled demo host, tests of scenarios real captures cannot show, and benchmarks.
+bundled demo host, tests of scenarios real captures cannot show, and benchmarks. How to write
+a spec: docs/simulator.md.
 """
 
 from __future__ import annotations

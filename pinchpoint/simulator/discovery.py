@@ -23,7 +23,7 @@ from pinchpoint.simulator.fabric import (
     SesTarget,
 )
 from pinchpoint.simulator.naming import hctl, pci_host_bridge, sd_name
-from pinchpoint.simulator.spec import CONNECTOR_PHYS
+from pinchpoint.simulator.spec.values import CONNECTOR_PHYS
 
 ScsiKind = Literal["disk", "ses"]
 
@@ -45,10 +45,6 @@ class ScsiDeviceView:
     @property
     def name(self) -> str:
         return hctl(self.host.number, self.target)
-
-    @property
-    def target_path(self) -> str:
-        return self.path.rpartition("/")[0]
 
     @property
     def sg_name(self) -> str:

@@ -24,16 +24,10 @@ from pinchpoint.simulator.addresses import (
     serial_number,
 )
 from pinchpoint.simulator.naming import default_pci_address, default_root_port
-from pinchpoint.simulator.spec import (
-    CONNECTOR_PHYS,
-    SUB_EXPANDER_LINK_WIDTH,
-    DiskSpec,
-    EnclosureSpec,
-    HbaSpec,
-    HostSpec,
-    LaneDownSpec,
-    SwitchSpec,
-)
+from pinchpoint.simulator.spec.faults import LaneDownSpec
+from pinchpoint.simulator.spec.host import HostSpec
+from pinchpoint.simulator.spec.sas import DiskSpec, EnclosureSpec, HbaSpec, SwitchSpec
+from pinchpoint.simulator.spec.values import CONNECTOR_PHYS, SUB_EXPANDER_LINK_WIDTH
 
 IN_PHYS = range(0, 4)
 OUT_PHYS = range(4, 8)
@@ -82,10 +76,6 @@ class Disk:
     serial: str
     ports: list[DiskPort] = field(default_factory=list)
     partitions: list[Partition] = field(default_factory=list)
-
-    def port_on(self, io_module: str) -> DiskPort | None:
-        """The disk's port that plugs into `io_module`, if it has one."""
-        return next((p for p in self.ports if p.io_module == io_module), None)
 
 
 @dataclass(eq=False)

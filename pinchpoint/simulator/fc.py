@@ -19,7 +19,8 @@ from pinchpoint.simulator.discovery import KernelView
 from pinchpoint.simulator.naming import SG_MAJOR, default_root_port, hctl, padded, sd_devt, sd_name
 from pinchpoint.simulator.pci import CLASS_FIBRE_CHANNEL, PciIds, PciWriter, pci_device_path
 from pinchpoint.simulator.smart import LunIdentity
-from pinchpoint.simulator.spec import FcPortSpec, HostSpec
+from pinchpoint.simulator.spec.host import HostSpec
+from pinchpoint.simulator.spec.rest_of_host import FcPortSpec
 from pinchpoint.simulator.sysfs_tree import class_device, scheduler_text_names, vpd_pg80
 from pinchpoint.simulator.tree_writer import TreeWriter
 

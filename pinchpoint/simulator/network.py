@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pinchpoint.simulator.addresses import name_hash
 from pinchpoint.simulator.naming import default_root_port
 from pinchpoint.simulator.pci import CLASS_ETHERNET, PciIds, PciWriter, pci_device_path
-from pinchpoint.simulator.spec import BondSpec, HostSpec, NicSpec
+from pinchpoint.simulator.spec.host import HostSpec
+from pinchpoint.simulator.spec.rest_of_host import BondSpec, NicSpec
 from pinchpoint.simulator.tree_writer import TreeWriter
 
 SYS = "sys"

@@ -15,7 +15,8 @@ from typing import Any
 from pinchpoint.simulator.addresses import name_hash, serial_number
 from pinchpoint.simulator.naming import default_root_port, padded
 from pinchpoint.simulator.pci import PciIds, PciWriter, pci_device_path
-from pinchpoint.simulator.spec import HostSpec, NvmeSpec
+from pinchpoint.simulator.spec.host import HostSpec
+from pinchpoint.simulator.spec.rest_of_host import NvmeSpec
 from pinchpoint.simulator.tree_writer import TreeWriter
 
 SYS = "sys"

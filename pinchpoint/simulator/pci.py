@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pinchpoint.simulator.naming import pci_host_bridge, pcie_speed_text
-from pinchpoint.simulator.spec import PcieSpec
+from pinchpoint.simulator.spec.values import PcieSpec
 from pinchpoint.simulator.tree_writer import TreeWriter
 
 SYS = "sys"

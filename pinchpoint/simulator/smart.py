@@ -20,7 +20,9 @@ from pinchpoint.simulator.addresses import hex_address, name_hash
 from pinchpoint.simulator.discovery import KernelView
 from pinchpoint.simulator.fabric import Disk
 from pinchpoint.simulator.naming import sd_name
-from pinchpoint.simulator.spec import DiskSpec, FailingDiskSpec, HostSpec
+from pinchpoint.simulator.spec.faults import FailingDiskSpec
+from pinchpoint.simulator.spec.host import HostSpec
+from pinchpoint.simulator.spec.sas import DiskSpec
 from pinchpoint.simulator.tree_writer import TreeWriter
 
 SMARTCTL_VERSION = [7, 3]

@@ -18,7 +18,7 @@ from pinchpoint.simulator.pci import PciWriter
 from pinchpoint.simulator.ses_pages import SesPageSet, ses_page_set
 from pinchpoint.simulator.ses_text import PAGES, page_text
 from pinchpoint.simulator.smart import write_smart
-from pinchpoint.simulator.spec import HostSpec
+from pinchpoint.simulator.spec.host import HostSpec
 from pinchpoint.simulator.sysfs_tree import write_sysfs
 from pinchpoint.simulator.tree_writer import TreeWriter
 from pinchpoint.simulator.workload import run_workload

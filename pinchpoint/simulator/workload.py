@@ -27,7 +27,8 @@ from itertools import accumulate
 from pinchpoint.simulator.discovery import KernelView, ScsiDeviceView
 from pinchpoint.simulator.fabric import Disk
 from pinchpoint.simulator.fc import FcView, LunPathView
-from pinchpoint.simulator.spec import HostSpec, LoadSpec, WorkloadSpec
+from pinchpoint.simulator.spec.host import HostSpec
+from pinchpoint.simulator.spec.workload import LoadSpec, WorkloadSpec
 from pinchpoint.simulator.zfs import DEFAULT_PARAMETERS, plan_pools
 
 SECTOR = 512

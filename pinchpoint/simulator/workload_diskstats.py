@@ -17,7 +17,7 @@ from pinchpoint.simulator.fabric import Disk
 from pinchpoint.simulator.fc import DM_MAJOR, FcView
 from pinchpoint.simulator.naming import sd_devt
 from pinchpoint.simulator.nvme import BLOCK_MAJOR
-from pinchpoint.simulator.spec import HostSpec
+from pinchpoint.simulator.spec.host import HostSpec
 from pinchpoint.simulator.tree_writer import TreeWriter
 from pinchpoint.simulator.workload import Counters, WorkloadResult, base_counters
 from pinchpoint.simulator.zfs import partitions, plan_pools

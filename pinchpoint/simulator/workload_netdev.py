@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from pinchpoint.simulator.network import BondView, NicView, nic_views
-from pinchpoint.simulator.spec import HostSpec, WorkloadSpec
+from pinchpoint.simulator.spec.host import HostSpec
+from pinchpoint.simulator.spec.workload import WorkloadSpec
 from pinchpoint.simulator.tree_writer import TreeWriter
 
 HEADER = (

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pinchpoint.simulator.discovery import KernelView
 from pinchpoint.simulator.fabric import Disk
-from pinchpoint.simulator.spec import HostSpec
+from pinchpoint.simulator.spec.host import HostSpec
 from pinchpoint.simulator.tree_writer import TreeWriter
 from pinchpoint.simulator.workload import (
     HISTOGRAM_COLUMNS,

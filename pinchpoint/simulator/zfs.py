@@ -16,7 +16,8 @@ from pinchpoint.simulator.addresses import name_hash
 from pinchpoint.simulator.discovery import KernelView
 from pinchpoint.simulator.fabric import Disk
 from pinchpoint.simulator.naming import sd_devt, sd_name
-from pinchpoint.simulator.spec import HostSpec, ZfsDiskRef, ZfsPoolSpec, ZfsSpec
+from pinchpoint.simulator.spec.host import HostSpec
+from pinchpoint.simulator.spec.rest_of_host import ZfsDiskRef, ZfsPoolSpec, ZfsSpec
 from pinchpoint.simulator.tree_writer import TreeWriter
 
 MODULE = "sys/module/zfs"

@@ -1,0 +1,216 @@
+"""The rest of a host spec beside the SAS fabric: `[[nic]]` and `[[bond]]`, `[[fc_port]]` with
+`[multipath]` and `[fc_driver]`, `[[nvme]]`, and what the disks hold: `[[partition]]` and `[zfs]`
+with its pools (docs/simulator.md)."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal, Self
+
+from pydantic import AfterValidator, Field, field_validator, model_validator
+
+from pinchpoint.simulator.spec.values import HexAddress, PciAddress, PcieSpec, SpecModel
+
+_MAC = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")
+
+
+def _mac(value: str | None) -> str | None:
+    """An Ethernet MAC `aa:bb:cc:dd:ee:ff`, lower case."""
+    if value is not None and not _MAC.match(value.lower()):
+        raise ValueError("must look like 3c:ec:ef:12:34:56")
+    return None if value is None else value.lower()
+
+
+MacAddress = Annotated[str | None, AfterValidator(_mac)]
+NIC_SPEEDS_MBPS = (10, 100, 1000, 2500, 5000, 10000, 25000, 40000, 50000, 100000)
+
+
+class NicSpec(SpecModel):
+    """`[[nic]]`: one Ethernet port."""
+
+    name: str = Field(min_length=1, max_length=15, pattern=r"^[A-Za-z0-9_.-]+$")
+    pci_address: PciAddress = None
+    root_port: PciAddress = None
+    driver: str = "ixgbe"
+    driver_version: str | None = None
+    firmware: str | None = None
+    mac: MacAddress = None
+    speeds_mbps: list[int] | None = None
+    advertised_mbps: list[int] | None = None
+    partner_mbps: list[int] | None = None
+    duplex: Literal["full", "half"] = "full"
+    mtu: int = Field(default=1500, ge=68, le=65535)
+    operstate: Literal["up", "down"] = "up"
+    autoneg: bool = True
+    numa_node: int = Field(default=0, ge=-1)
+    pcie: PcieSpec = PcieSpec()
+    bond: str | None = None
+
+    @field_validator("speeds_mbps", "advertised_mbps", "partner_mbps")
+    @classmethod
+    def _speeds(cls, value: list[int] | None) -> list[int] | None:
+        """Only Ethernet speeds with a link mode name."""
+        for speed in value or []:
+            if speed not in NIC_SPEEDS_MBPS:
+                raise ValueError(
+                    f"{speed} is not an Ethernet speed; use {', '.join(map(str, NIC_SPEEDS_MBPS))}"
+                )
+        return None if value is None else sorted(set(value))
+
+
+class BondSpec(SpecModel):
+    """`[[bond]]`: a Linux bonding master."""
+
+    name: str = Field(min_length=1, max_length=15, pattern=r"^[A-Za-z0-9_.-]+$")
+    mode: Literal["802.3ad", "active-backup"] = "802.3ad"
+    members: list[str] = Field(default_factory=list)
+    vanished: list[str] = Field(default_factory=list)
+    mac: MacAddress = None
+    mtu: int | None = Field(default=None, ge=68, le=65535)
+    miimon: int = Field(default=100, ge=0)
+    updelay: int = Field(default=0, ge=0)
+    downdelay: int = Field(default=0, ge=0)
+    lacp_rate: Literal["slow", "fast"] = "slow"
+    xmit_hash_policy: Literal["layer2", "layer3+4", "layer2+3", "encap2+3", "encap3+4"] = "layer3+4"
+    primary: str | None = None
+
+
+class FcPortSpec(SpecModel):
+    """`[[fc_port]]`: one Fibre Channel port and what it sees."""
+
+    name: str = Field(min_length=1)
+    pci_address: PciAddress = None
+    root_port: PciAddress = None
+    driver: Literal["lpfc", "qla2xxx"] = "lpfc"
+    model: str | None = None
+    firmware: str | None = None
+    driver_version: str | None = None
+    symbolic_name: str | None = None
+    wwpn: HexAddress | None = None
+    wwnn: HexAddress | None = None
+    speed_gbps: int = Field(default=16, ge=1)
+    supported_speeds_gbps: list[int] = Field(default_factory=lambda: [4, 8, 16], min_length=1)
+    state: Literal["Online", "Linkdown"] = "Online"
+    port_type: str = "NPort (fabric via point-to-point)"
+    numa_node: int = Field(default=0, ge=-1)
+    pcie: PcieSpec = PcieSpec()
+    array: str = Field(default="array1", min_length=1)
+    remote_ports: int = Field(default=1, ge=0, le=64)
+    luns: int = Field(default=3, ge=0, le=4096)
+    lun_size_bytes: int = Field(default=1 << 40, gt=0)
+    lun_vendor: str = "PURE"
+    lun_product: str = "FlashArray"
+    lun_revision: str = "8888"
+    lun_queue_depth: int | None = Field(default=None, ge=1)
+    can_queue: int | None = Field(default=None, ge=1)
+    smart: bool = True
+
+    @model_validator(mode="after")
+    def _speed_supported(self) -> Self:
+        """The running speed must be one the port supports."""
+        if self.state == "Online" and self.speed_gbps not in self.supported_speeds_gbps:
+            raise ValueError(
+                f"speed_gbps: {self.speed_gbps} is not in supported_speeds_gbps "
+                f"{self.supported_speeds_gbps}"
+            )
+        return self
+
+
+class MultipathSpec(SpecModel):
+    """`[multipath]`: dm-multipath maps over LUNs seen through several paths."""
+
+    enabled: bool = False
+    user_friendly_names: bool = True
+    path_selector: str = "service-time 0"
+    hwhandler: str = "1 alua"
+    features: str = "0"
+
+
+class FcDriverSpec(SpecModel):
+    """`[fc_driver]`: FC driver module parameters."""
+
+    lpfc_lun_queue_depth: int = Field(default=30, ge=1)
+    lpfc_hba_queue_depth: int = Field(default=8192, ge=1)
+    ql2xmaxqdepth: int = Field(default=64, ge=1)
+
+
+class NvmeSpec(SpecModel):
+    """`[[nvme]]`: one NVMe SSD on PCIe with one namespace."""
+
+    pci_address: PciAddress = None
+    root_port: PciAddress = None
+    model: str = "Micron_7300_MTFDHBE1T6TDG"
+    serial: str | None = None
+    firmware: str = "95420260"
+    size_bytes: int = Field(default=1600321314816, gt=0)
+    pcie: PcieSpec = PcieSpec(current_width=4, max_width=4)
+    numa_node: int = Field(default=0, ge=-1)
+    smart: bool = True
+    critical_warning: int = Field(default=0, ge=0, le=255)
+    media_errors: int = Field(default=0, ge=0)
+    percentage_used: int = Field(default=0, ge=0, le=255)
+    temperature_c: int = 35
+    power_on_hours: int = Field(default=5100, ge=0)
+
+
+class PartitionSpec(SpecModel):
+    """`[[partition]]`: a partition of one disk, in 512-byte sectors."""
+
+    enclosure: str
+    bay: int = Field(ge=0)
+    number: int = Field(default=1, ge=1, le=128)
+    start: int = Field(default=2048, ge=1)
+    size: int | None = Field(default=None, ge=1)
+
+
+class ZfsDiskRef(SpecModel):
+    """A disk of the spec, by enclosure and bay (a log, cache or spare device of a pool)."""
+
+    enclosure: str = Field(min_length=1)
+    bay: int = Field(ge=0)
+
+
+ZfsLayout = Literal["mirror", "raidz1", "raidz2", "raidz3", "stripe"]
+
+
+class ZfsPoolSpec(SpecModel):
+    """`[[zfs.pool]]`: one pool built from enclosures' disks."""
+
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z][\w.:-]*$")
+    enclosures: list[str] = Field(min_length=1)
+    bays: list[int] | None = None
+    layout: ZfsLayout = "mirror"
+    width: int | None = Field(default=None, ge=1, le=255)
+    order: Literal["bay", "enclosure"] = "bay"
+    vdevs: int | None = Field(default=None, ge=1)
+    log: list[ZfsDiskRef] = Field(default_factory=list)
+    cache: list[ZfsDiskRef] = Field(default_factory=list)
+    spares: list[ZfsDiskRef] = Field(default_factory=list)
+
+    @property
+    def group_width(self) -> int:
+        """Disks per data vdev."""
+        if self.width is not None:
+            return self.width
+        if self.layout == "mirror":
+            return max(2, len(self.enclosures))
+        return 1 if self.layout == "stripe" else 6
+
+    @model_validator(mode="after")
+    def _width_fits(self) -> Self:
+        """A mirror needs two disks, raidzN more than N parity disks."""
+        parity = {"raidz1": 1, "raidz2": 2, "raidz3": 3}.get(self.layout, 0)
+        least = 2 if self.layout == "mirror" else parity + 1
+        if self.group_width < least:
+            raise ValueError(f"width: a {self.layout} vdev needs at least {least} disks")
+        if self.layout == "stripe" and self.group_width != 1:
+            raise ValueError("width: a stripe has one disk per vdev")
+        return self
+
+
+class ZfsSpec(SpecModel):
+    """`[zfs]`: the ZFS module and its pools."""
+
+    version: str = "2.1.11-1"
+    parameters: dict[str, int] = Field(default_factory=dict)
+    pool: list[ZfsPoolSpec] = Field(default_factory=list)

@@ -96,7 +96,7 @@ class Finding(BaseModel):
 
     id: str  # "<rule>@<entity id>": stable across reports, the key of history and mutes
     rule: str
-    category: str  # "sas", "latency", "queue", "san", "fc", "net", "pcie", "disk"
+    category: str  # the rule id's first part: "sas", "latency", "queue", "san", "fc", "net" …
     severity: Severity
     title: str  # one line: "JBOD-003 has 1 of 2 SAS paths"
     entity: EntityRef

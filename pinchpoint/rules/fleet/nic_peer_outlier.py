@@ -88,10 +88,10 @@ RULE = Rule(
         "Field case 3: ten identical clients, one of them with its NIC at 100 Mb/s. On that "
         "host alone the NIC may have no identical peer to compare with; across the fleet it "
         "is one NIC of ten, and the nine others say what it should run at. NICs are identical "
-        "when they have the same driver and PCI model (as for `net.link.peer_outlier`); a "
-        "running NIC slower than the speed most of at least 3 identical NICs across the hosts "
-        "run at is named, with its host and its peers. A central service evaluates it on the "
-        "newest inventory of every host that pushes to it (`GET /v1/fleet/findings`); on one "
-        "host it is skipped."
+        "when they have the same driver and PCI model (as for `net.link.peer_outlier`); among "
+        "at least 3 running NICs of one model across the hosts, one slower than the speed most "
+        "of them run at is named, with its host and its peers. A central service evaluates it "
+        "on the newest inventory of every host that pushes to it (`GET /v1/fleet/findings`); "
+        "on one host it is skipped."
     ),
 )

@@ -17,10 +17,15 @@ from __future__ import annotations
 
 import re
 
+from pinchpoint.model.block import BlockDevice, BlockPartition
+from pinchpoint.model.breakdown import GroupFigures, GroupLevel
+from pinchpoint.model.fc import FcLun, FcPort
 from pinchpoint.model.findings import EntityKind, EntityRef
+from pinchpoint.model.health import DiskHealth
 from pinchpoint.model.inventory import Inventory
+from pinchpoint.model.multipath import MultipathMap
 from pinchpoint.model.network import Bond, Nic
-from pinchpoint.model.pcie import PciFunction
+from pinchpoint.model.pcie import PciFunction, pci_function_id
 from pinchpoint.model.sas import Chain, Disk, Enclosure, Expander, Hba, HbaPort, Phy
 
 
@@ -34,10 +39,15 @@ def connector_name(connector: int) -> str:
     return f"connector {connector}"
 
 
-def hba_port_name(hba: Hba, port: HbaPort) -> str:
+def hba_connector_name(hba: Hba, connector: int) -> str:
     """`0000:03:00.0 SAS9300-8e connector 0`: the HBA a technician finds by its PCI address and
-    board, and the connector the cable goes into."""
-    return f"{hba.label} {connector_name(port.connector)}"
+    board, and the connector the cable goes into (cabled or not)."""
+    return f"{hba.label} {connector_name(connector)}"
+
+
+def hba_port_name(hba: Hba, port: HbaPort) -> str:
+    """An HBA port by the connector it is cabled to (see `hba_connector_name`)."""
+    return hba_connector_name(hba, port.connector)
 
 
 def hba_port_ref(hba: Hba, port: HbaPort) -> EntityRef:
@@ -128,7 +138,7 @@ def host_suffix(inventory: Inventory) -> str:
 
 def hba_phy_ref(hba: Hba, phy: Phy) -> EntityRef:
     """An HBA phy by board, connector and lane: `0000:03:00.0 SAS9300-8e connector 0 phy 2`."""
-    name = f"{hba.label} {connector_name(phy.phy_identifier // 4)} phy {phy.phy_identifier}"
+    name = f"{hba_connector_name(hba, phy.phy_identifier // 4)} phy {phy.phy_identifier}"
     return EntityRef(kind=EntityKind.PHY, id=phy.id, name=name)
 
 
@@ -153,3 +163,104 @@ def pcie_ref(function: PciFunction, what: str) -> EntityRef:
     """A PCIe card by the PCI address a technician finds the slot by and what sits there."""
     name = f"{function.pci_address} {what}" if what else function.pci_address
     return EntityRef(kind=EntityKind.PCIE_DEVICE, id=function.id, name=name)
+
+
+# --- names the rules use (appended with the rules' redesign, issue 13) ---------------------
+
+
+def sas_route_name(route_id: str) -> str:
+    """A route to an enclosure or disk that is no HBA port of the inventory: where the driver
+    shows no SAS ports, the target it reaches (`0000:03:00.0 target 0x5000…`); else the id."""
+    adapter, _, route = route_id.partition("/")
+    if route.startswith("target:"):
+        return f"{adapter.removeprefix('hba:')} target {route.removeprefix('target:')}"
+    return route_id
+
+
+def group_ref(group: GroupFigures) -> EntityRef:
+    """A group of the statistics' breakdown (an enclosure, chain, HBA port, HBA, disk, LUN,
+    FC port or adapter, NIC or bond) by the id and name the breakdown gave it."""
+    return EntityRef(kind=_GROUP_KINDS[group.level], id=group.id, name=group.name)
+
+
+_GROUP_KINDS = {
+    GroupLevel.DISK: EntityKind.DISK,
+    GroupLevel.ENCLOSURE: EntityKind.ENCLOSURE,
+    GroupLevel.CHAIN: EntityKind.CHAIN,
+    GroupLevel.HBA_PORT: EntityKind.HBA_PORT,
+    GroupLevel.HBA: EntityKind.HBA,
+    GroupLevel.LUN: EntityKind.LUN,
+    GroupLevel.FC_PORT: EntityKind.FC_PORT,
+    GroupLevel.FC_ADAPTER: EntityKind.FC_ADAPTER,
+    GroupLevel.NIC: EntityKind.NIC,
+    GroupLevel.BOND: EntityKind.BOND,
+}
+
+
+def host_ref(inventory: Inventory) -> EntityRef:
+    """The host itself, for what concerns it as a whole: `host:store01`."""
+    hostname = inventory.host.hostname
+    return EntityRef(
+        kind=EntityKind.HOST, id=f"host:{hostname or 'local'}", name=hostname or "this host"
+    )
+
+
+def fc_port_ref(port: FcPort) -> EntityRef:
+    """An FC port by WWPN, named as a technician finds it: kernel host, WWPN, PCI function."""
+    where = f" ({port.pci_address})" if port.pci_address else ""
+    wwpn = f" {port.port_name}" if port.port_name else ""
+    return EntityRef(kind=EntityKind.FC_PORT, id=port.id, name=f"{port.scsi_host}{wwpn}{where}")
+
+
+def multipath_lun_ref(mpath: MultipathMap) -> EntityRef:
+    """A SAN LUN by its multipath map and the map's kernel device: `mpatha (dm-0)`."""
+    name = f"{mpath.name or mpath.wwid} ({mpath.dm_device})"
+    return EntityRef(kind=EntityKind.LUN, id=mpath.id, name=name)
+
+
+def fc_lun_path_ref(lun: FcLun, port: FcPort) -> EntityRef:
+    """A SAN LUN seen through one FC port without a multipath map: `LUN 1 sdb via host0`."""
+    name = f"LUN {lun.lun} {lun.block_device} via {port.scsi_host}"
+    return EntityRef(kind=EntityKind.LUN, id=lun.id, name=name)
+
+
+def wwid_lun_ref(wwid: str, mpath: MultipathMap | None, first_path: FcLun) -> EntityRef:
+    """A LUN counted by its WWID across its paths: by its multipath map where it has one (the
+    id the statistics use), else by its first path; the WWID beside the name."""
+    if mpath is not None:
+        name = f"{mpath.name or mpath.wwid} ({wwid})"
+        return EntityRef(kind=EntityKind.LUN, id=mpath.id, name=name)
+    name = f"LUN {first_path.lun} {first_path.block_device or first_path.hctl} ({wwid})"
+    return EntityRef(kind=EntityKind.LUN, id=first_path.id, name=name)
+
+
+def volume_ref(name: str) -> EntityRef:
+    """An imported volume (a PerfMon logical or physical disk), which stands alone without an
+    inventory: `volume:LogicalDisk(H:)`."""
+    return EntityRef(kind=EntityKind.VOLUME, id=f"volume:{name}", name=name)
+
+
+def health_disk_ref(health: DiskHealth, inventory: Inventory) -> EntityRef:
+    """The disk SMART data is about: by its bay where the SAS inventory knows it, else by
+    device, model and serial."""
+    for disk in inventory.sas.disks:
+        if disk.id == health.id:
+            return disk_ref(disk, inventory)
+    label = " ".join(p for p in (health.model, health.serial) if p)
+    name = f"{health.device} ({label})" if label else health.device
+    return EntityRef(kind=EntityKind.DISK, id=health.id, name=name)
+
+
+def partition_ref(partition: BlockPartition, device: BlockDevice) -> EntityRef:
+    """A partition on its disk, the disk by kernel name and WWID: `sda1 on sda (naa.5000…)`."""
+    disk = f"{device.name} ({device.wwid})" if device.wwid else device.name
+    return EntityRef(kind=EntityKind.PARTITION, id=partition.id, name=f"{partition.name} on {disk}")
+
+
+def pcie_bridge_ref(port_address: str, what: str) -> EntityRef:
+    """A PCIe bridge port by its address and what hangs from it."""
+    return EntityRef(
+        kind=EntityKind.PCIE_DEVICE,
+        id=pci_function_id(port_address),
+        name=f"{port_address} ({what})",
+    )

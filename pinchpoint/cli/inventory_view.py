@@ -19,6 +19,7 @@ from pinchpoint.cli.host_view import host_tables
 from pinchpoint.model.inventory import Inventory, SourceKind
 from pinchpoint.model.sas import Disk, Enclosure, Hba, HbaPort, Phy, SasFabric
 from pinchpoint.naming import disk_slot_name, hba_port_name, slot_name
+from pinchpoint.stats.sas_phys import phy_downgrade
 
 OK = "✔"
 SHORT = "✖"
@@ -52,17 +53,8 @@ def _phys_span(port: HbaPort) -> str:
 
 
 def _below_capability(port: HbaPort) -> list[Phy]:
-    """Phys running slower than both their own hardware and their far end allow."""
-    slow = []
-    for phy in port.phys:
-        if phy.negotiated_gbps is None or phy.maximum_hw_gbps is None:
-            continue
-        best = phy.maximum_hw_gbps
-        if phy.far_end_max_gbps is not None:
-            best = min(best, phy.far_end_max_gbps)
-        if phy.negotiated_gbps < best:
-            slow.append(phy)
-    return slow
+    """Phys running slower than both they and their far end can (as `sas.link.downgraded`)."""
+    return [phy for phy in port.phys if phy_downgrade(phy) is not None]
 
 
 def paths_text(present: int, expected: int) -> Text:

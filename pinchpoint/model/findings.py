@@ -75,7 +75,7 @@ class Fact(BaseModel):
 class Evidence(BaseModel):
     """One piece of proof: a sentence, the facts behind it and the peers it compares with."""
 
-    rule: str  # the rule that produced it (a correlated finding carries several)
+    rule: str = ""  # the rule that produced it, stamped by the engine (a finding may carry several)
     summary: str  # "2 of 2 expected paths present on JBOD-001; JBOD-003 has 1"
     facts: list[Fact] = Field(default_factory=list)
     peers: list[EntityRef] = Field(default_factory=list)
@@ -96,7 +96,7 @@ class Finding(BaseModel):
 
     id: str  # "<rule>@<entity id>": stable across reports, the key of history and mutes
     rule: str
-    category: str  # "sas", "latency", "queue", "san", "fc", "net", "pcie", "disk"
+    category: str  # the rule id's first part: "sas", "latency", "queue", "san", "fc", "net" …
     severity: Severity
     title: str  # one line: "JBOD-003 has 1 of 2 SAS paths"
     entity: EntityRef

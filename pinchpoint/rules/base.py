@@ -1,10 +1,13 @@
 """What a rule is: a small documented unit with a stable id, the inputs it needs, its thresholds
-and its fix, and a function that looks at one host and says what is wrong.
+and its fix, and a function that judges one host and says what is wrong.
 
-A rule's function receives a `RuleContext` (the inventory and, where measured, the statistics)
+A rule's judge receives a `RuleContext` (the inventory and, where measured, the statistics)
 and its `Limits` (thresholds resolved for each entity: per-entity override, then the config
-file, then the default) and yields `Hit`s. The engine turns hits into findings, skips the rule
-with a reason when an input it needs is missing, and never lets one rule's failure stop the rest.
+file, then the default) and yields `Hit`s. What several rules derive from the same inputs (each
+disk's latency, the daisy chains …) is a derived fact: a plain function of the context that a
+rule declares and reads with `context.derived(fact)`, computed once per check. The engine turns
+hits into findings, stamps the rule's id on their evidence, skips the rule with a reason when an
+input it needs is missing, and never lets one rule's failure stop the rest.
 """
 
 from __future__ import annotations
@@ -12,14 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cached_property
-from typing import Any, TypeVar
+from typing import TypeVar, cast
 
-from pinchpoint.model.breakdown import Breakdown, GroupFigures, GroupLevel
 from pinchpoint.model.findings import EntityRef, Evidence, Severity
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.stats import ImportedStats, IntervalFigures, Metric, NetDevInterval
-from pinchpoint.stats.aggregate import ALL_LEVELS, breakdown
 
 ThresholdValue = float | int | bool | str
 
@@ -41,6 +41,7 @@ class Input(StrEnum):
     # latency over time: diskstats intervals, or imported series with a latency metric (PerfMon)
     LATENCY_SERIES = "latency_series"
     PREVIOUS = "previous"  # the inventory of the sweep before (for counters that rise)
+    FLEET = "fleet"  # the newest inventory of every host a central service holds
 
 
 @dataclass(frozen=True)
@@ -58,17 +59,21 @@ class Hit:
 
     entity: EntityRef
     title: str
-    evidence: list[Evidence]
+    evidence: list[Evidence]  # the engine stamps the rule's id on each
     severity: Severity | None = None  # None: the rule's severity (from the config or default)
     remediation: str | None = None  # None: the rule's remediation text
+    key: str | None = None  # the finding id's part after "@"; None: the entity's id
 
 
 T = TypeVar("T")
+# A fact several rules derive from the same inputs, computed once per check: a plain function.
+DerivedFact = Callable[["RuleContext"], T]
 
 
 @dataclass
 class RuleContext:
-    """Everything a rule may look at for one host. Statistics are empty where not measured."""
+    """Everything a rule may look at for one host (or, on a central service, a fleet of hosts).
+    Statistics are empty where not measured."""
 
     inventory: Inventory
     intervals: list[IntervalFigures] = field(default_factory=list)
@@ -76,34 +81,15 @@ class RuleContext:
     net_intervals: list[NetDevInterval] = field(default_factory=list)
     previous: Inventory | None = None
     slower_than_s: float = 0.220  # the "slow I/O" line of the breakdown (field case 1: 220 ms)
-    _shared: dict[str, Any] = field(default_factory=dict, repr=False)
+    hosts: Mapping[str, Inventory] = field(default_factory=dict)  # the fleet, by host name
+    _derived: dict[DerivedFact[object], object] = field(default_factory=dict, repr=False)
 
-    def shared(self, key: str, compute: Callable[[], T]) -> T:
-        """A figure several rules derive from the same inputs (each disk's latency, a pool's
-        write-back disks), computed by the first rule that asks and kept for the others."""
-        if key not in self._shared:
-            self._shared[key] = compute()
-        value: T = self._shared[key]
-        return value
-
-    @cached_property
-    def breakdown(self) -> Breakdown:
-        """The statistics grouped at every level (computed once, shared by all rules)."""
-        return breakdown(
-            self.inventory,
-            (*ALL_LEVELS, GroupLevel.NIC, GroupLevel.BOND),
-            self.intervals,
-            self.imported,
-            self.slower_than_s,
-            self.net_intervals,
-        )
-
-    def groups(self, level: GroupLevel) -> list[GroupFigures]:
-        """The groups of one level of the breakdown (empty when the level has none)."""
-        for found in self.breakdown.levels:
-            if found.level is level:
-                return list(found.groups)
-        return []
+    def derived(self, fact: DerivedFact[T]) -> T:
+        """The derived fact `fact` of this context, computed by the first rule that asks and
+        kept for the others: once per check."""
+        if fact not in self._derived:
+            self._derived[fact] = fact(self)
+        return cast(T, self._derived[fact])
 
     def missing(self, needed: Input) -> str | None:
         """Why `needed` is not available for this host; None when it is."""
@@ -122,6 +108,7 @@ class RuleContext:
             Input.NET_STATS: any(i.interfaces for i in self.net_intervals),
             Input.LATENCY_SERIES: self._has_latency_series(),
             Input.PREVIOUS: self.previous is not None,
+            Input.FLEET: bool(self.hosts),
         }[needed]
         if present:
             return None
@@ -163,6 +150,9 @@ _ABSENT = {
         "or an imported series with latencies, e.g. PerfMon CSV)"
     ),
     Input.PREVIOUS: "no earlier sweep of this host to compare with",
+    Input.FLEET: (
+        "runs on a central service across hosts (GET /v1/fleet/findings), not on one host"
+    ),
 }
 
 
@@ -196,7 +186,7 @@ class Limits:
         return float(value)
 
 
-Check = Callable[[RuleContext, Limits], Iterable[Hit]]
+Judge = Callable[[RuleContext, Limits], Iterable[Hit]]
 
 
 class Role(StrEnum):
@@ -211,15 +201,21 @@ class Role(StrEnum):
 class Rule:
     """One rule of the catalog. `id` is a contract: reports, mutes and history key on it."""
 
-    id: str  # "sas.enclosure.single_path"
+    id: str  # "sas.enclosure.single_path": domain, subject, condition
     title: str  # "Enclosure reached through fewer HBA ports than expected"
-    category: str  # the id's first part: "sas", "latency", "net" …
     severity: Severity  # the default
     needs: tuple[Input, ...]  # every input must be present, else the rule is skipped
     remediation: str  # the fix, in words a technician acts on
-    check: Check
+    judge: Judge
     doc: str  # what it finds and why it matters (the catalog's text; Markdown)
     thresholds: Mapping[str, Threshold] = field(default_factory=dict)
     role: Role = Role.ALONE
     # Inputs that sharpen the evidence when present but are not required (statistics).
     uses: tuple[Input, ...] = ()
+    # The derived facts the judge reads (`context.derived(fact)`); the engine provides them.
+    derived: tuple[DerivedFact[object], ...] = ()
+
+    @property
+    def category(self) -> str:
+        """The id's first part: "sas", "latency", "net" …"""
+        return self.id.split(".", 1)[0]

@@ -1,20 +1,26 @@
 """Every rule pinchpoint has, in one list: the order reports, `pinchpoint rules` and
-docs/rules.md use. Rule ids are a contract: reports, mutes and history key on them."""
+docs/rules.md use. Rule ids are a contract: reports, mutes and history key on them. Each domain
+package (`rules/sas/`, `rules/latency/` …) lists its rules, one module each, in `RULES`."""
 
 from __future__ import annotations
 
-from pinchpoint.rules import disk, latency, net, pcie, queue, san, sas
-from pinchpoint.rules.base import Rule
+from pinchpoint.rules import disk, fc, fleet, latency, net, pcie, queue, san, sas
+from pinchpoint.rules.base import Input, Rule
 
 CATALOG: tuple[Rule, ...] = (
     *sas.RULES,
     *latency.RULES,
     *queue.RULES,
     *san.RULES,
+    *fc.RULES,
     *net.RULES,
     *pcie.RULES,
     *disk.RULES,
+    *fleet.RULES,
 )
+
+# The rules a central service runs across its hosts (`GET /v1/fleet/findings`).
+FLEET_RULES: tuple[Rule, ...] = tuple(rule for rule in CATALOG if Input.FLEET in rule.needs)
 
 
 def rule_by_id(rule_id: str) -> Rule | None:

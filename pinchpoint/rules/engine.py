@@ -1,6 +1,7 @@
-"""Evaluate the catalog against one host: run each rule that can run, skip the others with the
-reason, apply severities, thresholds and mutes from the config, and fold symptoms into their
-causes.
+"""Evaluate the catalog against one host (or, on a central service, a fleet of hosts): run
+each rule that can run, skip the others with the reason, provide the derived facts each rule
+declares, stamp the rule's id on the evidence it returns, apply severities, thresholds and mutes
+from the config, and fold symptoms into their causes.
 
 Correlation: a rule whose role is `symptom` (latency, queueing) describes what a fault does; when
 a `cause` rule (a missing path, a miscabled chain) found something on the same entity, the
@@ -12,11 +13,11 @@ from __future__ import annotations
 
 import logging
 import traceback
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from pinchpoint.model.findings import Finding, Mute, Report, Severity, SkippedRule
-from pinchpoint.model.inventory import Inventory
+from pinchpoint.model.inventory import HostInfo, Inventory, SourceKind
 from pinchpoint.rules.base import Hit, Limits, Role, Rule, RuleContext
 from pinchpoint.rules.config import Config
 from pinchpoint.stats.gather import HostStatistics
@@ -43,14 +44,23 @@ def rule_context(
     )
 
 
+def fleet_context(hosts: Mapping[str, Inventory]) -> RuleContext:
+    """What the fleet rules look at on a central service: the newest inventory of every host,
+    by host name. The context has no host of its own (an empty inventory)."""
+    nobody = Inventory(host=HostInfo(source=SourceKind.SNAPSHOT))
+    return RuleContext(inventory=nobody, hosts=dict(hosts))
+
+
 def finding_id(rule_id: str, entity_id: str) -> str:
     """`<rule>@<entity id>`: one finding per rule and entity, stable across reports."""
     return f"{rule_id}@{entity_id}"
 
 
 def _finding(rule: Rule, hit: Hit, severity: Severity) -> Finding:
+    for evidence in hit.evidence:
+        evidence.rule = rule.id  # a symptom's evidence keeps it when folded into a cause
     return Finding(
-        id=finding_id(rule.id, hit.entity.id),
+        id=finding_id(rule.id, hit.key or hit.entity.id),
         rule=rule.id,
         category=rule.category,
         severity=hit.severity or severity,
@@ -71,7 +81,9 @@ def _run(rule: Rule, context: RuleContext, config: Config) -> list[Finding] | st
         return "; ".join(missing)
     limits = Limits(rule.thresholds, settings.thresholds, settings.per_entity())
     try:
-        hits = list(rule.check(context, limits))
+        for fact in rule.derived:
+            context.derived(fact)  # computed once per check, whichever rule asks first
+        hits = list(rule.judge(context, limits))
     except Exception as err:  # a rule's bug must not cost the rest of the report
         log.debug("rule %s failed:\n%s", rule.id, traceback.format_exc())
         return f"rule failed: {type(err).__name__}: {err}"

@@ -15,9 +15,9 @@ from pathlib import Path
 
 from pinchpoint.model.findings import Finding, Mute, Report
 from pinchpoint.model.inventory import Inventory
-from pinchpoint.rules.catalog import CATALOG
+from pinchpoint.rules.catalog import CATALOG, FLEET_RULES
 from pinchpoint.rules.config import Config, load_config
-from pinchpoint.rules.fleet import fleet_nic_outliers
+from pinchpoint.rules.engine import evaluate, fleet_context
 from pinchpoint.service.checkup import Checkup
 from pinchpoint.service.events import FindingTransition
 from pinchpoint.service.fleet import latency_summaries, push_report
@@ -209,13 +209,14 @@ class Service:
                 return found
 
     def fleet_findings(self) -> list[Finding]:
-        """Findings across hosts: compare every host's newest inventory."""
+        """Findings across hosts: the fleet rules on every host's newest inventory."""
         inventories = {}
         for record in self.store.hosts():
             inventory = self.store.latest_inventory(record.name)
             if inventory is not None:
                 inventories[record.name] = inventory
-        return fleet_nic_outliers(inventories)
+        findings, _, _ = evaluate(fleet_context(inventories), FLEET_RULES, self.rules_config())
+        return findings
 
     # --- views the API serves ----------------------------------------------------------
 

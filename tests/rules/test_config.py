@@ -12,7 +12,7 @@ from pinchpoint.model.findings import Severity
 from pinchpoint.rules.base import Threshold
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.config import Config, ConfigError, load_config, parse_config
-from pinchpoint.rules.sas import CHAIN_TOO_DEEP
+from pinchpoint.rules.sas.chain_too_deep import RULE as CHAIN_TOO_DEEP
 
 RULE = "sas.chain.too_deep"
 

@@ -7,7 +7,7 @@ from fixture_paths import ROOT
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.config import Config
 from pinchpoint.rules.docs import REGENERATE, catalog_markdown, rule_markdown, value_text
-from pinchpoint.rules.sas import CHAIN_TOO_DEEP
+from pinchpoint.rules.sas.chain_too_deep import RULE as CHAIN_TOO_DEEP
 
 RULES_MD = ROOT / "docs" / "rules.md"
 

@@ -4,12 +4,21 @@ applied (enablement, severity, per-entity thresholds), mutes, correlation and so
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-from pinchpoint.model.findings import EntityKind, EntityRef, Evidence, Fact, Mute, Severity
+from pinchpoint.model.findings import (
+    EntityKind,
+    EntityRef,
+    Evidence,
+    Fact,
+    Mute,
+    Severity,
+    SkippedRule,
+)
 from pinchpoint.model.inventory import HostInfo, Inventory, SourceKind
 from pinchpoint.model.problems import CollectionProblem, ProblemKind
-from pinchpoint.rules.base import Check, Hit, Input, Limits, Role, Rule, RuleContext, Threshold
+from pinchpoint.rules.base import Hit, Input, Judge, Limits, Role, Rule, RuleContext, Threshold
 from pinchpoint.rules.config import parse_config
 from pinchpoint.rules.engine import build_report, evaluate
 
@@ -39,7 +48,7 @@ def deep(context: RuleContext, limits: Limits) -> Iterator[Hit]:
 
 def rule(
     rule_id: str = "t.deep",
-    check: Check = deep,
+    judge: Judge = deep,
     needs: tuple[Input, ...] = (),
     role: Role = Role.ALONE,
     severity: Severity = Severity.WARNING,
@@ -47,11 +56,10 @@ def rule(
     return Rule(
         id=rule_id,
         title="made up",
-        category=rule_id.split(".")[0],
         severity=severity,
         needs=needs,
         remediation="fix it",
-        check=check,
+        judge=judge,
         doc="A rule for the engine's tests.",
         thresholds={"max_depth": Threshold(5, "Deepest allowed.", "I/Os")},
         role=role,
@@ -225,3 +233,71 @@ def test_the_report_carries_host_skips_collection_problems_and_the_rule_count() 
     assert [s.rule for s in report.skipped] == ["t.fc"]
     assert report.collection == [problem]
     assert report.worst() is Severity.WARNING
+
+
+# -- derived facts, the evidence's rule id and a finding's key ------------------------------
+
+
+def total_depth(context: RuleContext) -> float:
+    """A made-up derived fact: counts how often it is computed."""
+    COMPUTED.append("total_depth")
+    return sum(DEPTHS.values())
+
+
+COMPUTED: list[str] = []
+
+
+def reads_total(context: RuleContext, limits: Limits) -> Iterator[Hit]:
+    yield _hit(JBOD_1, "any", context.derived(total_depth))
+
+
+def test_a_derived_fact_is_computed_once_per_check_for_every_rule_that_declares_it() -> None:
+    COMPUTED.clear()
+    catalog = [
+        replace(rule("t.a", reads_total), derived=(total_depth,)),
+        replace(rule("t.b", reads_total), derived=(total_depth,)),
+    ]
+    findings, _, ran = evaluate(context(), catalog)
+    assert ran == 2 and COMPUTED == ["total_depth"]
+    assert [f.evidence[0].facts[0].value for f in findings] == [12.0, 12.0]
+    evaluate(context(), catalog)  # another check: computed again
+    assert COMPUTED == ["total_depth", "total_depth"]
+
+
+def test_a_rule_whose_input_is_missing_gets_no_derived_fact_and_says_why() -> None:
+    COMPUTED.clear()
+    catalog = [replace(rule("t.a", reads_total, needs=(Input.SAS,)), derived=(total_depth,))]
+    findings, skipped, _ = evaluate(context(), catalog)
+    assert findings == [] and COMPUTED == []
+    assert skipped[0].reason == "no SAS HBA on this host"
+
+
+def test_a_derived_fact_that_fails_costs_only_the_rules_that_read_it() -> None:
+    def no_chains(context: RuleContext) -> list[str]:
+        raise ValueError("no chains today")
+
+    catalog = [replace(rule("t.a"), derived=(no_chains,)), rule("t.deep")]
+    findings, skipped, ran = evaluate(context(), catalog)
+    assert [f.rule for f in findings] == ["t.deep"] and ran == 1
+    assert skipped == [SkippedRule(rule="t.a", reason="rule failed: ValueError: no chains today")]
+
+
+def test_the_engine_stamps_the_rule_id_on_the_evidence() -> None:
+    def unsigned(context: RuleContext, limits: Limits) -> Iterator[Hit]:
+        yield Hit(entity=JBOD_1, title="t", evidence=[Evidence(summary="no id typed")])
+        yield Hit(entity=JBOD_2, title="t", evidence=[Evidence(rule="wrong", summary="typo")])
+
+    findings, _, _ = evaluate(context(), [rule("t.signed", unsigned)])
+    assert [e.rule for f in findings for e in f.evidence] == ["t.signed", "t.signed"]
+
+
+def test_a_hit_may_key_its_finding_on_more_than_the_entity() -> None:
+    def keyed(context: RuleContext, limits: Limits) -> Iterator[Hit]:
+        yield Hit(entity=JBOD_1, title="t", evidence=[], key=f"h1/{JBOD_1.id}")
+
+    (finding,) = evaluate(context(), [rule("t.keyed", keyed)])[0]
+    assert finding.id == "t.keyed@h1/enclosure:1" and finding.entity == JBOD_1
+
+
+def test_the_category_is_the_ids_first_part() -> None:
+    assert rule("sas.chain.made_up").category == "sas"

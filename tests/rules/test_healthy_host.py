@@ -22,8 +22,8 @@ from pinchpoint.simulator import load_spec, write_snapshot
 from pinchpoint.stats.gather import gather_statistics
 
 SPEC = FIXTURES / "specs" / "healthy_host.toml"
-# What a healthy host of this kind has no use for: no FC, no sweep before this one.
-ABSENT = {Input.FC, Input.PREVIOUS, Input.MULTIPATH}
+# What a healthy host of this kind has no use for: no FC, no sweep before this one, no fleet.
+ABSENT = {Input.FC, Input.PREVIOUS, Input.MULTIPATH, Input.FLEET}
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ from pinchpoint.api.auth import AdminAccess, ReadAccess, ServiceDep
 from pinchpoint.api.problems import ProblemError
 from pinchpoint.model.findings import Finding, Report
 from pinchpoint.model.inventory import Inventory
+from pinchpoint.rules.config import ConfigError
 from pinchpoint.service.settings import Role
 from pinchpoint.service.store import HostRecord
 
@@ -74,4 +75,7 @@ def receive_report(pushed: PushedReport, service: ServiceDep, response: Response
 def fleet_findings(service: ServiceDep) -> list[Finding]:
     """Findings that only a comparison of hosts shows: a NIC slower than the identical NICs of
     the other hosts (field case 3)."""
-    return service.fleet_findings()
+    try:
+        return service.fleet_findings()
+    except ConfigError as err:
+        raise ProblemError(500, "config", f"the rules' config file cannot be used: {err}") from None

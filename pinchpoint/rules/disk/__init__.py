@@ -1,0 +1,19 @@
+"""Disk rules: SMART health, degrading media, SATA links, misaligned partitions. One module per
+rule; `RULES` in catalog order."""
+
+from __future__ import annotations
+
+from pinchpoint.rules.base import Rule
+from pinchpoint.rules.disk import (
+    partition_misaligned,
+    sata_link_downgraded,
+    smart_degrading,
+    smart_failed,
+)
+
+RULES: tuple[Rule, ...] = (
+    smart_failed.RULE,
+    smart_degrading.RULE,
+    sata_link_downgraded.RULE,
+    partition_misaligned.RULE,
+)

@@ -1,0 +1,119 @@
+"""How the latency outlier rules compare a group (or a disk) with its peers: robust statistics
+on the figures of the breakdown, so healthy noise never fires."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from pinchpoint.model.breakdown import GroupFigures
+from pinchpoint.model.findings import Fact
+from pinchpoint.rules.base import Limits, Threshold
+
+MAD_SCALE = 1.4826  # MAD × this estimates the standard deviation of normal noise
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One figure compared among peers: how to read it, its unit, its threshold name."""
+
+    name: str
+    unit: str
+    read: Callable[[GroupFigures], float | None]
+    min_effect: str  # the threshold holding the smallest difference that counts
+
+
+@dataclass(frozen=True)
+class Standout:
+    """A figure of one group against the median of its peers."""
+
+    measure: Measure
+    value: float
+    median: float
+    robust_z: float
+
+    @property
+    def ratio(self) -> float:
+        return self.value / self.median if self.median > 0 else math.inf
+
+
+def per_member_iops(group: GroupFigures) -> float:
+    return group.iops / group.measured if group.measured else 0.0
+
+
+def comparable(groups: Sequence[GroupFigures], limits: Limits) -> list[GroupFigures]:
+    """Groups with load enough to compare: measured, and at least `min_iops` per disk."""
+    return [g for g in groups if g.measured and per_member_iops(g) >= limits.number("min_iops")]
+
+
+def standouts(
+    group: GroupFigures,
+    peers: Sequence[GroupFigures],
+    measures: Sequence[Measure],
+    limits: Limits,
+) -> list[Standout]:
+    """The figures in which `group` stands out above `peers` (itself included): at least
+    `min_ratio` × their median, `min_robust_z` median absolute deviations above it, and more
+    than the measure's smallest difference that matters."""
+    found = []
+    for measure in measures:
+        values = [v for g in peers if (v := measure.read(g)) is not None and math.isfinite(v)]
+        value = measure.read(group)
+        if value is None or not math.isfinite(value) or len(values) < 3:
+            continue
+        median = statistics.median(values)
+        spread = MAD_SCALE * statistics.median(abs(v - median) for v in values)
+        difference = value - median
+        z = difference / spread if spread > 0 else (math.inf if difference > 0 else 0.0)
+        if (
+            value >= limits.number("min_ratio", group.id) * median
+            and difference >= limits.number(measure.min_effect, group.id)
+            and z >= limits.number("min_robust_z", group.id)
+        ):
+            found.append(Standout(measure, value, median, z))
+    return found
+
+
+def standout_facts(found: Sequence[Standout]) -> list[Fact]:
+    """Each figure that stands out and its peers' median, as facts."""
+    facts = []
+    for s in found:
+        facts.append(Fact(name=s.measure.name, value=round(s.value, 2), unit=s.measure.unit))
+        facts.append(
+            Fact(
+                name=f"peers' median {s.measure.name}",
+                value=round(s.median, 2),
+                unit=s.measure.unit,
+            )
+        )
+    return facts
+
+
+def standout_sentence(found: Sequence[Standout]) -> str:
+    """`mean wait 40.1 ms against a median of 10.0 (4.0×); …`"""
+    return "; ".join(
+        f"{s.measure.name} {s.value:.1f} {s.measure.unit} against a median of "
+        f"{s.median:.1f} ({s.ratio:.1f}×)"
+        for s in found
+    )
+
+
+OUTLIER_THRESHOLDS = {
+    "min_ratio": Threshold(1.5, "A figure must be at least this many times the peers' median."),
+    "min_robust_z": Threshold(
+        3.5, "…and this many scaled median absolute deviations above the median."
+    ),
+    "min_queue_difference": Threshold(1.0, "Smallest queue difference that counts.", "I/Os"),
+    "min_wait_difference_ms": Threshold(5.0, "Smallest mean-wait difference that counts.", "ms"),
+    "min_p99_difference_ms": Threshold(20.0, "Smallest p99 difference that counts.", "ms"),
+    "min_share_difference_pct": Threshold(
+        5.0, "Smallest difference in the share of slow I/Os that counts.", "%"
+    ),
+    "min_peers": Threshold(3, "Fewest groups (with itself) to compare; fewer: no verdict."),
+    "min_iops": Threshold(1.0, "Per-disk IOPS below which a group is idle, not compared."),
+    "max_load_ratio": Threshold(
+        2.0, "A group doing more than this times the median work per disk is not judged."
+    ),
+}

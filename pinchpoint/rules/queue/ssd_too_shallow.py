@@ -1,0 +1,129 @@
+"""`queue.ssd.too_shallow`: SSDs held to a few I/Os each while they hold all they are allowed
+(field case 4's rules of thumb, the other way round)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pinchpoint.model.breakdown import GroupLevel
+from pinchpoint.model.findings import Evidence, Fact, Severity
+from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
+from pinchpoint.rules.derived.breakdown import breakdown, group_figures
+from pinchpoint.rules.queue.settings import (
+    allowed_in_flight,
+    disks_by_place,
+    place_ref,
+    queue_settings,
+)
+
+
+def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
+    """Enclosures of SSDs held to a few I/Os each while they hold all they are allowed."""
+    inventory = context.inventory
+    figures = {g.id: g for g in group_figures(context, GroupLevel.DISK)}
+    host = queue_settings(inventory)
+    for place, disks in disks_by_place(inventory, figures, rotational=False).items():
+        ref = place_ref(place, disks, inventory)
+        minimum = limits.number("min_ssd_queue", ref.id)
+        fill_share = limits.number("fill_share", ref.id)
+        shallow = []
+        settings: dict[str, int] = {}
+        for disk in disks:
+            allowed, found = allowed_in_flight(disk, host)
+            queue = figures[disk.id].queue_per_member or 0.0
+            if allowed is not None and allowed < minimum and queue >= fill_share * allowed:
+                shallow.append((figures[disk.id], allowed))
+                settings.update(found)
+        if not shallow:
+            continue
+        groups = [g for g, _ in shallow]
+        queue = sum(g.queue_per_member or 0.0 for g in groups) / len(groups)
+        allowed = min(a for _, a in shallow)
+        iops = sum(g.iops for g in groups) / len(groups)
+        waits = [g.await_ms for g in groups if g.await_ms is not None]
+        mean_wait = sum(waits) / len(waits) if waits else None
+        recommended = int(limits.number("recommended_queue", ref.id))
+        knobs = ", ".join(f"{name} = {value}" for name, value in settings.items())
+        capped_by_zfs = host.zfs_cap is not None and host.zfs_cap == allowed
+        facts = [Fact(name=name, value=value, unit="I/Os") for name, value in settings.items()]
+        facts += [
+            Fact(name="I/Os allowed per disk", value=allowed, unit="I/Os"),
+            Fact(name="mean queue per disk", value=round(queue, 2), unit="I/Os"),
+            Fact(name="IOPS per disk", value=round(iops, 1)),
+            Fact(
+                name="mean wait",
+                value=None if mean_wait is None else round(mean_wait, 2),
+                unit="ms",
+            ),
+            Fact(name="SSDs affected", value=len(shallow)),
+            Fact(name="recommended", value=recommended, unit="I/Os"),
+        ]
+        knob = (
+            f"the `zfs_vdev_*_max_active` parameters (now {allowed}; they apply to every "
+            "disk of the host: keep HDD pools in mind)"
+            if capped_by_zfs
+            else f"`/sys/block/sdX/device/queue_depth` (now {allowed}) on the SSDs only: a udev "
+            'rule matching `ATTR{queue/rotational}=="0"` keeps it'
+        )
+        yield Hit(
+            entity=ref,
+            title=(
+                f"{len(shallow)} SSDs in {ref.name} are held to {allowed} I/Os each "
+                f"and hold {queue:.1f}"
+            ),
+            evidence=[
+                Evidence(
+                    summary=(
+                        f"{ref.name}: {len(shallow)} SSDs may hold {allowed} I/Os at once "
+                        f"({knobs}) and held {queue:.1f} on average at {iops:.0f} IOPS each: "
+                        f"the queue is full, so further I/Os wait outside the device while "
+                        f"flash serves about {recommended} at once in parallel"
+                    ),
+                    facts=facts,
+                )
+            ],
+            remediation=(
+                f"Let each SSD hold about {recommended} I/Os: raise {knob}. Check the "
+                "drive's datasheet for the queue depth it is rated at, then measure the "
+                "mean wait and IOPS again."
+            ),
+        )
+
+
+RULE = Rule(
+    id="queue.ssd.too_shallow",
+    title="SSD held to a queue far below what it serves well while its queue is full",
+    severity=Severity.WARNING,
+    needs=(Input.SAS, Input.DISK_STATS),
+    uses=(Input.ZFS, Input.BLOCK),
+    derived=(breakdown,),
+    remediation=(
+        "Let each SSD hold about 16 I/Os: its `/sys/block/sdX/device/queue_depth` (a udev "
+        "rule for non-rotational disks keeps it), or the `zfs_vdev_*_max_active` parameters "
+        "when ZFS is the cap."
+    ),
+    judge=judge,
+    doc=(
+        "Field case 4's rules of thumb: 1–4 concurrent I/Os for HDDs, about 16 for many "
+        "flash SSDs, 30+ for RAID arrays. Flash has many dies working in parallel and no "
+        "seek: a queue it is allowed to fill only a few I/Os deep leaves most of them idle, "
+        "and the rest of the load waits in the block layer or ZFS's queue. It happens when "
+        "the HDD setting (a `queue_depth` of 2, a low `zfs_vdev_*_max_active`) is applied "
+        "to every disk of a host. The rule fires for an enclosure's non-rotational disks "
+        "whose allowance (the SCSI `queue_depth`, capped by ZFS's `zfs_vdev_*_max_active`) "
+        "is below `min_ssd_queue` while their measured queue (aqu-sz) fills at least "
+        "`fill_share` of it on average: an SSD with a low setting but little load is not "
+        "held back. NVMe namespaces (whose queues the driver sizes, 1023 by default) are "
+        "not judged."
+    ),
+    thresholds={
+        "min_ssd_queue": Threshold(
+            8, "An SSD allowed fewer I/Os than this at once is held far below ~16.", "I/Os"
+        ),
+        "fill_share": Threshold(
+            0.8, "Share of the allowance the measured queue must fill to count as full."
+        ),
+        "recommended_queue": Threshold(16, "The queue to recommend for SSDs.", "I/Os"),
+    },
+    role=Role.CAUSE,
+)

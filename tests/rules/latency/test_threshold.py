@@ -1,0 +1,126 @@
+"""`latency.threshold` on SAN LUNs (field case 2), PerfMon volumes and the demo's JBOD disks, judged
+by absolute limits like any other device (their pool's write-back aside)."""
+
+from __future__ import annotations
+
+from fixture_paths import FIXTURES
+
+from pinchpoint.checks.parse.importers import import_stats
+from pinchpoint.model.findings import Severity
+from pinchpoint.model.inventory import HostInfo, Inventory, SourceKind
+from pinchpoint.model.stats import ImportKind, IntervalFigures
+from pinchpoint.model.zfs import ZfsInventory
+from pinchpoint.rules.base import RuleContext
+from pinchpoint.rules.catalog import CATALOG
+from pinchpoint.rules.config import parse_config
+from pinchpoint.rules.engine import evaluate
+from pinchpoint.rules.latency import RULES
+from pinchpoint.stats.write_back import write_back_entities
+from tests.rules.latency.conftest import changed, findings
+
+PERFMON = FIXTURES / "imports" / "synthetic__perfmon_relog_DBSRV01_LogicalDisk_H.csv"
+
+
+def test_san_luns_above_25_ms_are_critical(san: RuleContext) -> None:
+    found = findings(san, "latency.threshold")
+    assert sorted(f.entity.name.split()[0] for f in found) == ["mpatha", "mpathb", "mpathc"]
+    assert all(f.severity is Severity.CRITICAL for f in found)
+    assert {e.summary.split(": ")[1].split()[0] for e in found[0].evidence} == {"reads", "writes"}
+
+
+def without_zfs(context: RuleContext) -> RuleContext:
+    """The same host and statistics with no ZFS in the inventory: its disks are plain disks."""
+    inventory = context.inventory.model_copy(update={"zfs": ZfsInventory(present=False)})
+    return RuleContext(inventory=inventory, intervals=context.intervals)
+
+
+def test_the_demo_jbod_disks_are_judged_on_their_reads(demo_with_reads: RuleContext) -> None:
+    """Every JBOD's disks read at ≈ 120–430 ms on average, far above PAL's 25 ms: one finding
+    per JBOD; those of the single-pathed JBOD-003 and JBOD-012 join the missing cable."""
+    found = findings(demo_with_reads, "latency.threshold")
+    assert sorted(f.entity.name for f in found) == [
+        "JBOD-001",
+        "JBOD-002",
+        "JBOD-003",
+        "JBOD-007",
+        "JBOD-00B",
+        "JBOD-012",
+    ]
+    by_name = {f.entity.name: f for f in found}
+    for finding in found:
+        assert finding.severity is Severity.CRITICAL
+        assert [e.summary.split(": ")[1].split()[0] for e in finding.evidence] == ["reads"]
+        assert "write-back, not judged" in finding.evidence[0].summary
+        facts = {f.name: f.value for f in finding.evidence[0].facts}
+        assert facts["disks above the limit"] == facts["disks measured"] == 24
+    slow = {f.name: f.value for f in by_name["JBOD-003"].evidence[0].facts}
+    fast = {f.name: f.value for f in by_name["JBOD-002"].evidence[0].facts}
+    assert float(str(slow["mean read latency"])) > 2 * float(str(fast["mean read latency"]))
+    everything, _, _ = evaluate(demo_with_reads, CATALOG)
+    single = {f.entity.name: f for f in everything if f.rule == "sas.enclosure.single_path"}
+    assert sorted(single) == ["JBOD-003", "JBOD-012"]
+    for finding in single.values():
+        assert "latency.threshold" in {e.rule for e in finding.evidence}
+    standalone = {f.entity.name for f in everything if f.rule == "latency.threshold"}
+    assert standalone == {"JBOD-001", "JBOD-002", "JBOD-007", "JBOD-00B"}
+
+
+def test_the_demo_write_back_is_not_judged_by_absolute_latency(demo: RuleContext) -> None:
+    """The demo's disks only write, and those writes are its 72-mirror pool's write-back:
+    no absolute-limit finding. The same disks outside a pool are judged on their writes."""
+    assert len(write_back_entities(demo.inventory)) == 144
+    assert findings(demo, "latency.threshold") == []
+    plain = findings(without_zfs(demo), "latency.threshold")
+    assert len(plain) == 6
+    by_name = {f.entity.name: f for f in plain}
+    assert by_name["JBOD-003"].severity is Severity.CRITICAL
+    assert "writes of 24 disks average" in by_name["JBOD-003"].title
+    facts = {f.name: f.value for f in by_name["JBOD-012"].evidence[0].facts}
+    latency = facts["mean write latency"]
+    assert isinstance(latency, float) and latency > 300  # 1 path for 96 disks: ≈ 420 ms
+    slowest = next(f for f in by_name["JBOD-012"].evidence[0].facts if f.entity is not None)
+    assert slowest.entity is not None and slowest.entity.name.startswith("JBOD-012 slot ")
+
+
+def test_perfmon_volume_stands_alone_and_honours_a_per_volume_limit() -> None:
+    imported = import_stats(PERFMON, ImportKind.PERFMON_CSV)
+    host = HostInfo(hostname="DBSRV01", source=SourceKind.SNAPSHOT)
+    context = RuleContext(inventory=Inventory(host=host), imported=[imported])
+    default = findings(context, "latency.threshold")
+    by_id = {f.entity.id: f for f in default}
+    assert sorted(by_id) == ["volume:LogicalDisk(H:)", "volume:PhysicalDisk(1 H:)"]
+    assert by_id["volume:LogicalDisk(H:)"].severity is Severity.CRITICAL
+    assert "reads average" in by_id["volume:LogicalDisk(H:)"].title
+    log_volume = {
+        "entity": "volume:LogicalDisk(H:)",
+        "read_warning_ms": 5000.0,
+        "read_critical_ms": 6000.0,
+        "write_warning_ms": 2.0,
+    }
+    config = parse_config(
+        {"rules": {"latency.threshold": {"override": [log_volume]}}}, RULES, "test.toml"
+    )
+    tight = {f.entity.id: f for f in findings(context, "latency.threshold", config)}
+    assert tight["volume:LogicalDisk(H:)"].severity is Severity.WARNING
+    assert "writes average" in tight["volume:LogicalDisk(H:)"].title
+    assert tight["volume:PhysicalDisk(1 H:)"].severity is Severity.CRITICAL
+
+
+def test_garbled_figures_never_crash_the_threshold_rule(san: RuleContext) -> None:
+    broken = [
+        IntervalFigures(
+            interval_s=i.interval_s if n else 0.0,
+            devices=[changed(d, r_await=float("nan")) for d in i.devices],
+        )
+        for n, i in enumerate(san.intervals)
+    ]
+    context = RuleContext(inventory=san.inventory, intervals=broken)
+    found = findings(context, "latency.threshold")
+    assert found and all("reads" not in f.title for f in found)
+
+
+def test_threshold_is_skipped_without_any_latency_series(demo: RuleContext) -> None:
+    _, skipped, _ = evaluate(RuleContext(inventory=demo.inventory), RULES)
+    reasons = {s.rule: s.reason for s in skipped}
+    assert "no latency series" in reasons["latency.threshold"]
+    assert "no latency series" in reasons["latency.disk.overwhelmed"]

@@ -3,7 +3,6 @@ notifier, started and stopped together. The API reaches everything through one `
 
 from __future__ import annotations
 
-import gc
 import logging
 import socket
 import threading
@@ -15,6 +14,7 @@ from pathlib import Path
 
 from pinchpoint.model.findings import Finding, Mute, Report
 from pinchpoint.model.inventory import Inventory
+from pinchpoint.performance import settle_heap
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.config import Config, load_config
 from pinchpoint.rules.fleet import fleet_nic_outliers
@@ -33,16 +33,6 @@ from pinchpoint.service.target import HostTarget
 log = logging.getLogger(__name__)
 
 VIEW_TTL_S = 5.0  # how long a cached view is served without asking the store
-
-
-def settle_heap() -> None:
-    """Collect once, then move every object alive now out of the collector's sight: a
-    1,000-disk host's inventory is a million long-lived objects, and a full collection walking
-    them all stalls every request for a quarter of a second (p99 of /healthz: 262 ms → see
-    docs/benchmarks.md). Called when a new report is loaded, every few minutes."""
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
 
 
 @dataclass

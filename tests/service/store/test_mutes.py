@@ -14,7 +14,7 @@ from pinchpoint.model.findings import EntityKind, EntityRef, Finding, Mute, Seve
 from pinchpoint.rules.engine import _mute_for
 from pinchpoint.service.events import TransitionKind
 from pinchpoint.service.store import FindingState, Store, StoreInputError
-from pinchpoint.service.store.mutes import holding_mute
+from pinchpoint.service.store.mute_holds import holding_mute
 from pinchpoint.service.store.schema import MuteRow
 
 

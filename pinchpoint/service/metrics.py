@@ -30,11 +30,12 @@ from prometheus_client.registry import CollectorRegistry
 from pydantic import BaseModel, Field
 
 from pinchpoint import __version__
-from pinchpoint.model.findings import EntityKind, EntityRef, Finding, Report
+from pinchpoint.model.findings import EntityKind, Finding, Report
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.network import NicKind
 from pinchpoint.model.sas import Phy
 from pinchpoint.service.notify import NotifyCounts
+from pinchpoint.stats.disk_summaries import LatencySummary
 
 GBIT_BYTES = 1e9 / 8  # SAS and FC rates: the model keeps them in Gbit/s
 MBIT_BYTES = 1e6 / 8  # NIC speeds: the model keeps them in Mbit/s
@@ -53,17 +54,6 @@ class SweepCounters(BaseModel):
     last_duration_s: float | None = None
     last_success: datetime | None = None
     collection_problems: int = 0  # parts of the host the newest sweep could not read
-
-
-class LatencySummary(BaseModel):
-    """iostat-style figures of one whole device over the newest statistics interval."""
-
-    entity: EntityRef
-    read_await_ms: float | None = None
-    write_await_ms: float | None = None
-    queue: float | None = None  # average I/Os queued (aqu-sz)
-    util_percent: float | None = None
-    iops: float | None = None
 
 
 class MetricsInput(BaseModel):

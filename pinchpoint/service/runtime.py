@@ -20,8 +20,8 @@ from pinchpoint.rules.config import Config, load_config
 from pinchpoint.rules.fleet import fleet_nic_outliers
 from pinchpoint.service.checkup import Checkup
 from pinchpoint.service.events import FindingTransition
-from pinchpoint.service.fleet import latency_summaries, push_report
-from pinchpoint.service.metrics import LatencySummary, MetricsInput, metrics_exposition
+from pinchpoint.service.fleet import push_report
+from pinchpoint.service.metrics import MetricsInput, metrics_exposition
 from pinchpoint.service.notify import Notifier
 from pinchpoint.service.sampling import StatsSampler
 from pinchpoint.service.schedule import Jobs, build_scheduler
@@ -29,6 +29,7 @@ from pinchpoint.service.settings import ServiceSettings, TargetKind
 from pinchpoint.service.store import FindingRecord, FindingState, SavedReport, Store
 from pinchpoint.service.sweeps import SweepRunner
 from pinchpoint.service.target import HostTarget
+from pinchpoint.stats.disk_summaries import LatencySummary, disk_latency_summaries
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +129,7 @@ class Service:
     def _after_sweep(self, saved: SavedReport, checkup: Checkup) -> None:
         self._own_host = saved.host
         self.forget(checkup.report.host.hostname or "")
-        self.latency = latency_summaries(checkup)
+        self.latency = disk_latency_summaries(checkup.inventory, checkup.statistics.intervals)
         still_open = [r.finding for r in self._all_findings(saved.host, FindingState.OPEN)]
         self.notifier.refresh(saved.host, still_open, saved.generated_at, saved.id)
         if self.settings.push_to:

@@ -28,14 +28,10 @@ from pinchpoint.model.findings import EntityKind, EntityRef, Mute, Report
 from pinchpoint.model.inventory import Inventory, SourceKind
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.engine import build_report, rule_context
-from pinchpoint.service.metrics import (
-    LatencySummary,
-    MetricsInput,
-    SweepCounters,
-    metrics_exposition,
-)
+from pinchpoint.service.metrics import MetricsInput, SweepCounters, metrics_exposition
 from pinchpoint.service.notify import NotifyCounts
 from pinchpoint.simulator import demo_spec, load_spec, write_snapshot
+from pinchpoint.stats.disk_summaries import LatencySummary
 from pinchpoint.stats.gather import gather_statistics
 
 DOCS = ROOT / "docs" / "prometheus.md"

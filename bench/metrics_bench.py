@@ -31,14 +31,10 @@ from pinchpoint.checks.source.choose import scratch_dir
 from pinchpoint.model.findings import EntityKind, EntityRef
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.engine import build_report, rule_context
-from pinchpoint.service.metrics import (
-    LatencySummary,
-    MetricsInput,
-    SweepCounters,
-    metrics_exposition,
-)
+from pinchpoint.service.metrics import MetricsInput, SweepCounters, metrics_exposition
 from pinchpoint.service.notify import NotifyCounts
 from pinchpoint.simulator import load_spec, write_snapshot
+from pinchpoint.stats.disk_summaries import LatencySummary
 from pinchpoint.stats.gather import gather_statistics
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -90,6 +90,30 @@ class Mute(BaseModel):
     reason: str
     severity_at_mute: Severity | None = None  # the mute lifts when the finding gets worse
 
+    def holds(self, finding: Finding, now: datetime) -> bool:
+        """Whether this mute silences `finding` at `now` (see `mute_holds`)."""
+        rank = self.severity_at_mute.rank if self.severity_at_mute is not None else None
+        return mute_holds(self.rule, self.entity_id, self.until, rank, finding, now)
+
+
+def mute_holds(
+    rule: str,
+    entity_id: str,
+    until: datetime | None,
+    severity_rank_at_mute: int | None,
+    finding: Finding,
+    now: datetime,
+) -> bool:
+    """The one rule of muting, for the engine's mutes and the store's alike: a mute holds for a
+    finding of its rule and entity until it expires, and lifts as soon as the finding is worse
+    than it was when muted (Ceph's mutes do the same). The store mirrors it in SQL
+    (`pinchpoint.service.store.mute_holds.holds_clause`); a test checks the two agree."""
+    if rule != finding.rule or entity_id != finding.entity.id:
+        return False
+    if until is not None and until <= now:
+        return False
+    return severity_rank_at_mute is None or finding.severity.rank <= severity_rank_at_mute
+
 
 class Finding(BaseModel):
     """One conclusion about one entity: what is wrong, the proof, and the fix."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pinchpoint.model.findings import Fact, Finding, Mute, Report, Severity
+from pinchpoint.report.summary import findings_summary
 
 SEVERITY_ORDER = (Severity.CRITICAL, Severity.WARNING, Severity.INFO)
 
@@ -51,11 +52,11 @@ def muted(report: Report) -> list[Finding]:
 
 def status_line(report: Report) -> str:
     """`2 critical, 1 warning, 0 info; 1 muted; 31 rules run, 3 skipped`."""
-    active = [f for f in report.findings if f.muted is None]
-    counts = ", ".join(f"{sum(f.severity is s for f in active)} {s.value}" for s in SEVERITY_ORDER)
-    silenced = len(report.findings) - len(active)
+    summary = findings_summary(report.findings)
+    unmuted = summary.unmuted.model_dump()
+    counts = ", ".join(f"{unmuted[s.value]} {s.value}" for s in SEVERITY_ORDER)
     return (
-        f"{counts}; {silenced} muted; {report.rules_evaluated} rules run, "
+        f"{counts}; {summary.muted} muted; {report.rules_evaluated} rules run, "
         f"{len(report.skipped)} skipped"
     )
 

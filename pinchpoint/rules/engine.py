@@ -97,18 +97,9 @@ def _run(rule: Rule, context: RuleContext, config: Config) -> list[Finding] | st
     return list(findings.values())
 
 
-def _mute_for(finding: Finding, mutes: Sequence[Mute], now: datetime) -> Mute | None:
-    """The mute that holds for `finding`: same rule and entity, not expired, and not lifted by
-    the finding having got worse than when it was muted."""
-    for mute in mutes:
-        if mute.rule != finding.rule or mute.entity_id != finding.entity.id:
-            continue
-        if mute.until is not None and mute.until <= now:
-            continue
-        if mute.severity_at_mute is not None and finding.severity.rank > mute.severity_at_mute.rank:
-            continue
-        return mute
-    return None
+def mute_for(finding: Finding, mutes: Sequence[Mute], now: datetime) -> Mute | None:
+    """The first of `mutes` that holds for `finding` at `now` (`Mute.holds`), if any."""
+    return next((mute for mute in mutes if mute.holds(finding, now)), None)
 
 
 def correlate(findings: list[Finding], roles: dict[str, Role]) -> list[Finding]:
@@ -151,7 +142,7 @@ def evaluate(
         findings.extend(result)
     findings = correlate(findings, roles)
     for finding in findings:
-        finding.muted = _mute_for(finding, config.mutes, now)
+        finding.muted = mute_for(finding, config.mutes, now)
     findings.sort(key=lambda f: (-f.severity.rank, f.rule, f.entity.name))
     return findings, skipped, ran
 

@@ -1,5 +1,4 @@
-"""Fleet plumbing: an agent pushes each report to a central service, and the figures one sweep's
-statistics give the metrics endpoint."""
+"""Fleet plumbing: an agent pushes each report to a central service."""
 
 from __future__ import annotations
 
@@ -11,10 +10,6 @@ from pydantic import SecretStr
 
 from pinchpoint.model.findings import Report
 from pinchpoint.model.inventory import Inventory
-from pinchpoint.naming import disk_ref
-from pinchpoint.service.checkup import Checkup
-from pinchpoint.service.metrics import LatencySummary
-from pinchpoint.stats.attach import AttachedKind, attach_names
 
 log = logging.getLogger(__name__)
 
@@ -75,40 +70,3 @@ def push_report(
         if own:
             http.close()
     raise PushError(f"{url}: the report was not taken: {last}")
-
-
-def latency_summaries(checkup: Checkup) -> list[LatencySummary]:
-    """Each disk's iostat figures over the newest statistics interval: its paths' devices
-    summed (rates, queue), waits weighted by the I/Os they timed, %util of the busiest path."""
-    intervals = checkup.statistics.intervals
-    if not intervals:
-        return []
-    newest = intervals[-1]
-    inventory = checkup.inventory
-    attached = attach_names(inventory, [d.device for d in newest.devices]).attached
-    disks = {d.id: d for d in inventory.sas.disks}
-    sums: dict[str, list[float]] = {}  # r/s, w/s, r_await·r/s, w_await·w/s, aqu-sz, util
-    for figures in newest.devices:
-        found = attached.get(figures.device)
-        if found is None or found.kind is not AttachedKind.DISK or found.entity_id not in disks:
-            continue
-        total = sums.setdefault(found.entity_id, [0.0] * 6)
-        total[0] += figures.r_s
-        total[1] += figures.w_s
-        total[2] += figures.r_await * figures.r_s
-        total[3] += figures.w_await * figures.w_s
-        total[4] += figures.aqu_sz
-        total[5] = max(total[5], figures.util)
-    summaries = []
-    for disk_id, (reads, writes, read_wait, write_wait, queue, util) in sums.items():
-        summaries.append(
-            LatencySummary(
-                entity=disk_ref(disks[disk_id], inventory),
-                read_await_ms=read_wait / reads if reads else None,
-                write_await_ms=write_wait / writes if writes else None,
-                queue=queue,
-                util_percent=util,
-                iops=reads + writes,
-            )
-        )
-    return summaries

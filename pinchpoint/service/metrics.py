@@ -30,16 +30,20 @@ from prometheus_client.registry import CollectorRegistry
 from pydantic import BaseModel, Field
 
 from pinchpoint import __version__
-from pinchpoint.model.findings import EntityKind, EntityRef, Finding, Report
+from pinchpoint.model.findings import EntityKind, Finding, Report
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.network import NicKind
 from pinchpoint.model.sas import Phy
 from pinchpoint.service.notify import NotifyCounts
+from pinchpoint.stats.disk_summaries import LatencySummary
 
 GBIT_BYTES = 1e9 / 8  # SAS and FC rates: the model keeps them in Gbit/s
 MBIT_BYTES = 1e6 / 8  # NIC speeds: the model keeps them in Mbit/s
 GIGA = 1e9  # PCIe: the model keeps GT/s
 MS = 1e-3
+# Series renamed so that "paths" means SCSI paths only (docs/prometheus.md): the old names are
+# still exported, with this at the start of their help, for one release.
+DEPRECATED = "Deprecated, removed in pinchpoint 0.3.0: use "
 
 
 class SweepCounters(BaseModel):
@@ -50,17 +54,6 @@ class SweepCounters(BaseModel):
     last_duration_s: float | None = None
     last_success: datetime | None = None
     collection_problems: int = 0  # parts of the host the newest sweep could not read
-
-
-class LatencySummary(BaseModel):
-    """iostat-style figures of one whole device over the newest statistics interval."""
-
-    entity: EntityRef
-    read_await_ms: float | None = None
-    write_await_ms: float | None = None
-    queue: float | None = None  # average I/Os queued (aqu-sz)
-    util_percent: float | None = None
-    iops: float | None = None
 
 
 class MetricsInput(BaseModel):
@@ -133,13 +126,20 @@ def _sas(out: _Families, inventory: Inventory) -> None:
     out.set("pinchpoint_enclosures", "Enclosures (JBODs) found.", len(sas.enclosures))
     out.set("pinchpoint_disks", "SAS and SATA disks behind the HBAs.", len(sas.disks))
     out.set("pinchpoint_disk_paths", "Paths to those disks, all together.", sas.path_count)
-    by_paths = Counter(d.path_count for d in sas.disks)
-    for paths, count in sorted(by_paths.items()):
+    by_hba_ports = Counter(d.path_count for d in sas.disks)  # `Disk.path_count`: HBA ports
+    for hba_ports, count in sorted(by_hba_ports.items()):
         out.set(
-            "pinchpoint_disks_by_paths",
+            "pinchpoint_disks_by_hba_ports",
             "Disks by how many distinct HBA ports reach them.",
             count,
-            {"paths": str(paths)},
+            {"hba_ports": str(hba_ports)},
+        )
+        out.set(
+            "pinchpoint_disks_by_paths",
+            f"{DEPRECATED}pinchpoint_disks_by_hba_ports{{hba_ports}}. "
+            "Disks by how many distinct HBA ports reach them.",
+            count,
+            {"paths": str(hba_ports)},
         )
     disks_in = Counter(d.enclosure_id for d in sas.disks if d.enclosure_id)
     for enclosure in sas.enclosures:
@@ -149,14 +149,29 @@ def _sas(out: _Families, inventory: Inventory) -> None:
             "logical_id": enclosure.logical_id,
         }
         out.set(
+            "pinchpoint_enclosure_hba_ports",
+            "Distinct HBA ports reaching the enclosure.",
+            enclosure.paths,
+            labels,
+        )
+        out.set(
+            "pinchpoint_enclosure_hba_ports_expected",
+            "HBA ports that should reach the enclosure (its I/O modules, or the configured "
+            "number).",
+            enclosure.paths_expected,
+            labels,
+        )
+        out.set(
             "pinchpoint_enclosure_paths",
+            f"{DEPRECATED}pinchpoint_enclosure_hba_ports. "
             "Distinct HBA ports reaching the enclosure.",
             enclosure.paths,
             labels,
         )
         out.set(
             "pinchpoint_enclosure_paths_expected",
-            "Paths the enclosure should have (its I/O modules, or the configured number).",
+            f"{DEPRECATED}pinchpoint_enclosure_hba_ports_expected. "
+            "HBA ports that should reach the enclosure.",
             enclosure.paths_expected,
             labels,
         )

@@ -3,7 +3,6 @@ notifier, started and stopped together. The API reaches everything through one `
 
 from __future__ import annotations
 
-import gc
 import logging
 import socket
 import threading
@@ -15,13 +14,14 @@ from pathlib import Path
 
 from pinchpoint.model.findings import Finding, Mute, Report
 from pinchpoint.model.inventory import Inventory
+from pinchpoint.performance import settle_heap
 from pinchpoint.rules.catalog import CATALOG, FLEET_RULES
 from pinchpoint.rules.config import Config, load_config
 from pinchpoint.rules.engine import evaluate, fleet_context
 from pinchpoint.service.checkup import Checkup
 from pinchpoint.service.events import FindingTransition
-from pinchpoint.service.fleet import latency_summaries, push_report
-from pinchpoint.service.metrics import LatencySummary, MetricsInput, metrics_exposition
+from pinchpoint.service.fleet import push_report
+from pinchpoint.service.metrics import MetricsInput, metrics_exposition
 from pinchpoint.service.notify import Notifier
 from pinchpoint.service.sampling import StatsSampler
 from pinchpoint.service.schedule import Jobs, build_scheduler
@@ -29,20 +29,11 @@ from pinchpoint.service.settings import ServiceSettings, TargetKind
 from pinchpoint.service.store import FindingRecord, FindingState, SavedReport, Store
 from pinchpoint.service.sweeps import SweepRunner
 from pinchpoint.service.target import HostTarget
+from pinchpoint.stats.disk_summaries import LatencySummary, disk_latency_summaries
 
 log = logging.getLogger(__name__)
 
 VIEW_TTL_S = 5.0  # how long a cached view is served without asking the store
-
-
-def settle_heap() -> None:
-    """Collect once, then move every object alive now out of the collector's sight: a
-    1,000-disk host's inventory is a million long-lived objects, and a full collection walking
-    them all stalls every request for a quarter of a second (p99 of /healthz: 262 ms → see
-    docs/benchmarks.md). Called when a new report is loaded, every few minutes."""
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
 
 
 @dataclass
@@ -138,7 +129,7 @@ class Service:
     def _after_sweep(self, saved: SavedReport, checkup: Checkup) -> None:
         self._own_host = saved.host
         self.forget(checkup.report.host.hostname or "")
-        self.latency = latency_summaries(checkup)
+        self.latency = disk_latency_summaries(checkup.inventory, checkup.statistics.intervals)
         still_open = [r.finding for r in self._all_findings(saved.host, FindingState.OPEN)]
         self.notifier.refresh(saved.host, still_open, saved.generated_at, saved.id)
         if self.settings.push_to:

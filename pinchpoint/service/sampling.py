@@ -17,7 +17,6 @@ from datetime import UTC, datetime
 
 from pinchpoint.checks.collect.diskstats_live import DiskstatsTable, read_diskstats_table
 from pinchpoint.model.breakdown import GroupFigures, GroupLevel
-from pinchpoint.model.histogram import LatencyHistogram
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.stats import (
     HistogramKind,
@@ -30,6 +29,7 @@ from pinchpoint.service.target import HostTarget
 from pinchpoint.stats.aggregate import breakdown, histogram_family
 from pinchpoint.stats.gather import gather_statistics
 from pinchpoint.stats.iostat import table_series_figures
+from pinchpoint.stats.replay import scaled
 from pinchpoint.stats.series import (
     HistogramSeries,
     RetentionPolicy,
@@ -79,21 +79,6 @@ def _values(group: GroupFigures) -> dict[Metric, float]:
     if group.util_pct is not None:
         values[Metric.UTIL_PCT] = group.util_pct
     return values
-
-
-def scaled(histogram: LatencyHistogram, ios: float) -> LatencyHistogram | None:
-    """`histogram`'s shape holding `ios` I/Os (a replayed interval's share of the snapshot's
-    cumulative histogram); None when there is nothing to scale."""
-    if histogram.count <= 0 or ios <= 0:
-        return None
-    factor = ios / histogram.count
-    counts = {b: round(c * factor) for b, c in histogram.counts.items()}
-    counts = {b: c for b, c in counts.items() if c > 0}
-    if not counts:
-        return None
-    return LatencyHistogram.from_counts(
-        counts, round(histogram.sum_ns * factor), histogram.min_ns, histogram.max_ns
-    )
 
 
 class IntervalSource:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import datetime
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
@@ -72,8 +71,3 @@ def build_scheduler(schedule: Schedule, jobs: Jobs) -> BackgroundScheduler:
             name="sample_stats",
         )
     return scheduler
-
-
-def next_runs(scheduler: BackgroundScheduler) -> dict[str, datetime | None]:
-    """Each job's next run time (for /readyz and the overview page)."""
-    return {job.id: getattr(job, "next_run_time", None) for job in scheduler.get_jobs()}

@@ -35,7 +35,9 @@ import os
 import secrets
 import tomllib
 from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +48,7 @@ from pinchpoint.service.notify import WebhookTarget
 
 DEFAULT_PORT = 9460
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
+STALE_AFTER_SWEEP_GAPS = 3  # /readyz: the last sweep may be this many sweep intervals old
 
 
 class SettingsError(ValueError):
@@ -90,6 +93,31 @@ class Schedule(BaseModel):
             raise ValueError(f"{value!r}: {err}") from None
         return value
 
+    def longest_sweep_gap_s(self) -> float | None:
+        """The longest time between two scheduled sweeps (None: no sweep is scheduled)."""
+        return longest_gap_s(self.sweep) if self.sweep else None
+
+
+@cache
+def longest_gap_s(expression: str) -> float:
+    """The longest time between two runs of the cron `expression` over a week (in UTC, so that
+    a daylight-saving change does not count), and up to the first run after that week."""
+    from apscheduler.triggers.cron import CronTrigger
+
+    trigger = CronTrigger.from_crontab(expression, timezone=UTC)
+    week_start = datetime(2024, 1, 1, tzinfo=UTC)  # a Monday
+    week_end = week_start + timedelta(days=7)
+    longest = 0.0
+    previous: datetime | None = None
+    moment: datetime | None = trigger.get_next_fire_time(None, week_start)
+    while moment is not None:
+        if previous is not None:
+            longest = max(longest, (moment - previous).total_seconds())
+        if moment >= week_end and previous is not None:
+            break
+        previous, moment = moment, trigger.get_next_fire_time(moment, moment)
+    return longest
+
 
 class ServiceSettings(BaseModel):
     """Everything `pinchpoint serve` needs to start."""
@@ -117,6 +145,8 @@ class ServiceSettings(BaseModel):
     max_upload_bytes: int = Field(default=256 * 1024 * 1024, gt=0)  # snapshot archives
     config_file: Path | None = None  # the rules' pinchpoint.toml, re-read before each sweep
     live_stats_seconds: float = Field(default=1.0, gt=0)
+    # /readyz: how old the last successful sweep may be (None: three scheduled sweep intervals)
+    stale_sweep_after_s: float | None = Field(default=None, gt=0)
 
     @property
     def on_loopback(self) -> bool:
@@ -126,6 +156,15 @@ class ServiceSettings(BaseModel):
     def reads_open(self) -> bool:
         """Read endpoints without a token: only on loopback and only when asked for."""
         return self.open_reads_on_loopback and self.on_loopback
+
+    def sweep_stale_after_s(self) -> float | None:
+        """How old the last successful sweep may be before /readyz says not ready: the
+        setting, else three of the longest intervals between scheduled sweeps (900 s with the
+        default `*/5`); None when neither is given (no scheduled sweep can be late)."""
+        if self.stale_sweep_after_s is not None:
+            return self.stale_sweep_after_s
+        gap = self.schedule.longest_sweep_gap_s()
+        return STALE_AFTER_SWEEP_GAPS * gap if gap else None
 
     def resolved_data_dir(self) -> Path:
         return self.data_dir or default_data_dir()

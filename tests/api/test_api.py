@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -34,6 +35,20 @@ def test_health_and_readiness(demo_server: Server) -> None:
     assert ready["database"] == "sqlite"
     assert "demo host" in ready["target"]
     assert ready["last_sweep_age_s"] is not None
+
+
+def test_readiness_judges_the_last_sweep_by_the_setting(fresh_server: Server) -> None:
+    service = fresh_server.service
+    with fresh_server.client(token=None) as anonymous:
+        assert anonymous.get("/readyz").json()["reasons"] == ["no sweep has succeeded yet"]
+        service.settings.stale_sweep_after_s = 600
+        service.runner.counters.last_success = datetime.now(UTC) - timedelta(seconds=500)
+        assert anonymous.get("/readyz").json()["ready"] is True
+        service.runner.counters.last_success = datetime.now(UTC) - timedelta(seconds=700)
+        stale = anonymous.get("/readyz")
+    assert stale.status_code == 503
+    (reason,) = stale.json()["reasons"]
+    assert reason.startswith("the last successful sweep is 7") and reason.endswith(" s old")
 
 
 @pytest.mark.parametrize(("method", "path", "body"), MUTATING)

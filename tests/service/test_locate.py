@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
+from tool_stubs import fake_tool_dir
 
 from pinchpoint.model.sas import Enclosure, SesDevice, Slot
 from pinchpoint.service.locate import LocateError, set_locate
@@ -59,3 +61,31 @@ def test_sg_ses_failing_on_a_missing_device_names_the_device(tmp_path: Path) -> 
         set_locate(enclosure(["sg-pinchpoint-missing"]), None, True, class_root=str(tmp_path))
     message = str(failure.value)
     assert "/dev/sg-pinchpoint-missing" in message and "sg_ses exit" in message
+
+
+def test_a_refused_class_file_falls_back_to_sg_ses_and_both_reasons_are_said(
+    tmp_path: Path,
+) -> None:
+    root = class_tree(tmp_path / "enclosure")
+    locate = root / "11:0:24:0" / "Slot 02" / "locate"
+    locate.unlink()
+    locate.mkdir()  # exists, but cannot be written: as a read-only /sys refuses
+    with pytest.raises(LocateError) as failure:
+        set_locate(enclosure([]), 2, True, class_root=str(root))
+    assert str(failure.value) == (
+        f"{locate}: Is a directory; JBOD-003: no SES device (sg) is known to switch its LEDs"
+    )
+
+
+def test_the_whole_enclosure_is_switched_with_sg_ses_whatever_the_class_lists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bin_dir = fake_tool_dir(tmp_path, "sg_ses", f'echo "$@" > {tmp_path / "args"}')
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ.get('PATH', '')}")
+    root = class_tree(tmp_path / "enclosure")
+    result = set_locate(enclosure(["sg5"]), None, True, class_root=str(root))
+    assert (result.method, result.device, result.slot) == ("sg_ses", "/dev/sg5", None)
+    assert (tmp_path / "args").read_text() == "--index=enc,0 --set=ident /dev/sg5\n"
+    result = set_locate(enclosure(["sg5"]), 1, False, class_root=str(tmp_path / "no-class"))
+    assert (result.method, result.device) == ("sg_ses", "/dev/sg5")
+    assert (tmp_path / "args").read_text() == "--dev-slot-num=1 --clear=ident /dev/sg5\n"

@@ -28,14 +28,10 @@ from pinchpoint.model.findings import EntityKind, EntityRef, Mute, Report
 from pinchpoint.model.inventory import Inventory, SourceKind
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.engine import build_report, rule_context
-from pinchpoint.service.metrics import (
-    LatencySummary,
-    MetricsInput,
-    SweepCounters,
-    metrics_exposition,
-)
+from pinchpoint.service.metrics import MetricsInput, SweepCounters, metrics_exposition
 from pinchpoint.service.notify import NotifyCounts
 from pinchpoint.simulator import demo_spec, load_spec, write_snapshot
+from pinchpoint.stats.disk_summaries import LatencySummary
 from pinchpoint.stats.gather import gather_statistics
 
 DOCS = ROOT / "docs" / "prometheus.md"
@@ -122,6 +118,45 @@ def test_the_demo_jbods_003_and_012_have_one_path_of_two(demo: tuple[Inventory, 
     assert value(samples, "pinchpoint_disks_by_paths", paths="1") == 48  # 2 JBODs × 24
     assert value(samples, "pinchpoint_enclosure_slots", enclosure="JBOD-003") == 24
     assert value(samples, "pinchpoint_enclosure_disks", enclosure="JBOD-003") == 24
+
+
+RENAMED = {  # deprecated name → the name that says what it holds (HBA ports, not paths)
+    "pinchpoint_disks_by_paths": "pinchpoint_disks_by_hba_ports",
+    "pinchpoint_enclosure_paths": "pinchpoint_enclosure_hba_ports",
+    "pinchpoint_enclosure_paths_expected": "pinchpoint_enclosure_hba_ports_expected",
+}
+
+
+def hba_ports_label(labels: dict[str, str]) -> dict[str, str]:
+    """The labels of a deprecated series as its new name has them (`paths` is `hba_ports`)."""
+    renamed = dict(labels)
+    if "paths" in renamed:
+        renamed["hba_ports"] = renamed.pop("paths")
+    return renamed
+
+
+def test_hba_ports_are_named_so_and_the_old_paths_series_are_deprecated(
+    demo: tuple[Inventory, Report],
+) -> None:
+    data = demo_input(demo)
+    samples = scrape(data)
+    assert value(samples, "pinchpoint_disks_by_hba_ports", hba_ports="1") == 48  # 2 JBODs × 24
+    assert value(samples, "pinchpoint_disks_by_hba_ports", hba_ports="2") == 96
+    ports = {s.labels["enclosure"]: s.value for s in samples["pinchpoint_enclosure_hba_ports"]}
+    assert ports["JBOD-003"] == ports["JBOD-012"] == 1 and ports["JBOD-001"] == 2
+    for old, new in RENAMED.items():
+        relabelled = [(hba_ports_label(s.labels), s.value) for s in samples[old]]
+        assert relabelled == [(s.labels, s.value) for s in samples[new]], old
+    helps = {
+        family.name: family.documentation
+        for family in text_string_to_metric_families(metrics_exposition(data)[0].decode())
+    }
+    documented = DOCS.read_text(encoding="utf-8")
+    for old, new in RENAMED.items():
+        assert helps[old].startswith(f"Deprecated, removed in pinchpoint 0.3.0: use {new}")
+        assert not helps[new].startswith("Deprecated")
+        row = next(line for line in documented.splitlines() if line.startswith(f"| `{old}`"))
+        assert "deprecated" in row.lower() and "0.3.0" in row and f"`{new}`" in row
 
 
 def test_the_demo_chain_of_four_and_its_links(demo: tuple[Inventory, Report]) -> None:

@@ -6,8 +6,7 @@ import time
 
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import LiveSource
-from pinchpoint.model.histogram import LatencyHistogram
-from pinchpoint.service.sampling import IntervalSource, scaled
+from pinchpoint.service.sampling import IntervalSource
 from pinchpoint.service.settings import TargetKind
 from pinchpoint.service.target import HostTarget
 
@@ -22,13 +21,3 @@ def test_a_live_tick_measures_this_machine_between_two_reads() -> None:
     assert interval.devices, "this machine has block devices"
     partitions = {p.name for d in inventory.block.devices for p in d.partitions}
     assert not partitions.intersection(f.device for f in interval.devices)
-
-
-def test_a_histogram_scaled_to_an_interval_keeps_its_shape() -> None:
-    whole = LatencyHistogram()
-    whole.record_seconds(0.004, 300)
-    whole.record_seconds(0.2, 100)
-    part = scaled(whole, 40)
-    assert part is not None and part.count == 40
-    assert part.share_above(0.1) == whole.share_above(0.1)
-    assert scaled(whole, 0) is None and scaled(LatencyHistogram(), 10) is None

@@ -67,3 +67,20 @@ def test_mistakes_name_the_key(tmp_path: Path) -> None:
     config.write_text("[service\n")
     with pytest.raises(SettingsError, match="cannot be used"):
         load_settings(config)
+
+
+def test_a_sweep_is_stale_after_three_scheduled_intervals_unless_set(tmp_path: Path) -> None:
+    assert load_settings(None).sweep_stale_after_s() == 3 * 5 * 60  # the default `*/5`
+    hourly = load_settings(None, schedule={"sweep": "0 * * * *"})
+    assert hourly.sweep_stale_after_s() == 3 * 3600
+    twice_a_day = load_settings(None, schedule={"sweep": "0 6,20 * * *"})
+    assert twice_a_day.sweep_stale_after_s() == 3 * 14 * 3600  # the longer gap, overnight
+    weekdays = load_settings(None, schedule={"sweep": "0 * * * 1-5"})
+    assert weekdays.sweep_stale_after_s() == 3 * (48 + 1) * 3600  # over the weekend
+    assert load_settings(None, schedule={"sweep": ""}).sweep_stale_after_s() is None
+    config = tmp_path / "pinchpoint.toml"
+    config.write_text("[service]\nstale_sweep_after_s = 600\n")
+    assert load_settings(config).sweep_stale_after_s() == 600
+    config.write_text("[service]\nstale_sweep_after_s = 0\n")
+    with pytest.raises(SettingsError, match="stale_sweep_after_s"):
+        load_settings(config)

@@ -43,8 +43,8 @@ async def healthz() -> Health:
     responses={503: {"model": Readiness, "description": "Not ready: see `reasons`"}},
 )
 def readyz(service: ServiceDep) -> JSONResponse:
-    """Ready when the store answers and a sweep has succeeded within three sweep intervals (or
-    the first sweep is still running)."""
+    """Ready when the store answers and a sweep has succeeded within three sweep intervals
+    (`stale_sweep_after_s`), or the first sweep is still running."""
     reasons = []
     store_ok = service.store.ping()
     if not store_ok:
@@ -56,8 +56,8 @@ def readyz(service: ServiceDep) -> JSONResponse:
     failed = next((s for s in service.runner.recent() if s.error), None)
     if last is None and not running:
         reasons.append("no sweep has succeeded yet")
-    stale_after = 3 * 5 * 60
-    if age is not None and age > stale_after and not running:
+    stale_after = service.settings.sweep_stale_after_s()
+    if stale_after is not None and age is not None and age > stale_after and not running:
         reasons.append(f"the last successful sweep is {age:.0f} s old")
     body = Readiness(
         ready=not reasons,

@@ -21,7 +21,6 @@ from pinchpoint.service.store import Page
 router = APIRouter(prefix="/v1/inventory", tags=["inventory"], dependencies=[ReadAccess])
 
 HostQuery = Annotated[str | None, Query(description="Host name (default: the newest report's)")]
-ENCLOSURES = TypeAdapter(list[Enclosure])
 
 
 async def _view(service: ServiceDep, host: str | None) -> tuple[HostView, Inventory]:

@@ -1,10 +1,12 @@
 """The report store: reports, inventories, finding states, mutes and statistics series of
-every host, in SQLite (WAL) or PostgreSQL, with Alembic migrations (`docs/store.md`)."""
+every host, in SQLite (WAL) or PostgreSQL, with Alembic migrations (`docs/store.md`). One
+`Store` over one database; `store.py` says which module holds what."""
 
+from pinchpoint.report.summary import SeverityCounts
+from pinchpoint.service.findings_state import FindingState
 from pinchpoint.service.store.database import StoreError, StoreInputError
 from pinchpoint.service.store.records import (
     FindingRecord,
-    FindingState,
     HostRecord,
     MuteRecord,
     Origin,
@@ -13,7 +15,6 @@ from pinchpoint.service.store.records import (
     ReportDiff,
     ReportSummary,
     SavedReport,
-    SeverityCounts,
     StoredReport,
 )
 from pinchpoint.service.store.store import Store

@@ -1,4 +1,5 @@
-"""Connecting to the store's database and bringing its schema to the current version.
+"""The store's database plumbing: connecting, bringing the schema to the current version, a
+session per call, locks, the dialect's INSERT, pages and times.
 
 SQLite: WAL (readers go on while a sweep writes), foreign keys on, a busy timeout, and
 `synchronous=NORMAL` (a power cut may lose the last committed report, never leave a half
@@ -6,25 +7,36 @@ written one). Writes begin with `BEGIN IMMEDIATE` so that two writers queue on t
 instead of failing when one upgrades its read lock. PostgreSQL: psycopg 3, a pool with pre-ping.
 
 Migrations are Alembic scripts shipped in `migrations/`, run in process.
+
+Each call of the store opens its own session (the API reads from several threads while a sweep
+writes); each write is one transaction, so a failure part-way leaves what was stored before
+intact.
 """
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Connection, CursorResult, Engine, create_engine, event, text
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.orm import Session, sessionmaker
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 BUSY_TIMEOUT_S = 30
 # PostgreSQL: one advisory lock key space for the store (the first key of a two-key lock).
 LOCK_SPACE = 0x70696E63  # "pinc"
+MAX_PAGE = 1000  # items in one page of a list
 
 
 class StoreError(Exception):
@@ -142,3 +154,85 @@ def check_schema(engine: Engine) -> None:
             f"the store {where} is {found}; this pinchpoint needs revision {head}: open it "
             "with migrations enabled to upgrade it"
         )
+
+
+class Database:
+    """A store's two engines (the same one twice for PostgreSQL) and a session per call: the
+    base of each part of the store (`Store` in store.py joins them)."""
+
+    def __init__(self, writer: Engine, reader: Engine) -> None:
+        self._writer = writer
+        self._reader = reader
+        self._write_session = sessionmaker(writer, expire_on_commit=False)
+        self._read_session = sessionmaker(reader, expire_on_commit=False)
+
+    def close(self) -> None:
+        """Close every pooled connection."""
+        self._writer.dispose()
+        if self._reader is not self._writer:
+            self._reader.dispose()
+
+    @property
+    def dialect(self) -> str:
+        """The database behind the store: "sqlite" or "postgresql"."""
+        return self._writer.dialect.name
+
+    def ping(self) -> bool:
+        """Whether the database answers (for /readyz)."""
+        try:
+            with self._reader.connect() as connection:
+                connection.execute(text("SELECT 1"))
+        except DBAPIError:
+            return False
+        return True
+
+    @contextmanager
+    def _writing(self) -> Iterator[Session]:
+        """A session in one write transaction: committed at the end, rolled back on error."""
+        with self._write_session() as session, session.begin():
+            yield session
+
+    @contextmanager
+    def _reading(self) -> Iterator[Session]:
+        with self._read_session() as session:
+            yield session
+
+
+def utc(moment: datetime) -> datetime:
+    """`moment` as an aware UTC datetime (a naive one is taken as UTC)."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def moment_or_now(now: datetime | None) -> datetime:
+    """`now` in UTC, or the current time when None (callers pass a time in tests)."""
+    return utc(now) if now is not None else datetime.now(UTC)
+
+
+def check_page(limit: int, offset: int) -> None:
+    """Refuse a page the store does not serve."""
+    if not 1 <= limit <= MAX_PAGE:
+        raise StoreInputError(f"limit must be between 1 and {MAX_PAGE}, not {limit}")
+    if offset < 0:
+        raise StoreInputError(f"offset must be 0 or more, not {offset}")
+
+
+def lock(session: Session, name: str, *, shared: bool = False) -> None:
+    """PostgreSQL: hold an advisory lock on `name` until the transaction ends (SQLite writers
+    are serialised by `BEGIN IMMEDIATE` already)."""
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    key = int.from_bytes(hashlib.blake2b(name.encode(), digest_size=4).digest(), "big") >> 1
+    function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
+    session.execute(text(f"SELECT {function}(:space, :key)"), {"space": LOCK_SPACE, "key": key})
+
+
+def dialect_insert(session: Session, model: type[Any]) -> Any:
+    """The dialect's INSERT (for ON CONFLICT DO NOTHING)."""
+    if session.get_bind().dialect.name == "postgresql":
+        return postgresql.insert(model)
+    return sqlite.insert(model)
+
+
+def rowcount(result: Any) -> int:
+    """Rows an INSERT or DELETE touched."""
+    return int(cast(CursorResult[Any], result).rowcount)

@@ -1,45 +1,27 @@
 """What the report store returns: reports with how they were stored, summaries, findings across
 reports with their state, mutes, hosts, diffs and what a prune removed.
 
-Pydantic models, so the API serves them as they are.
+Pydantic models, so the API serves them as they are. `SeverityCounts` comes from
+`pinchpoint/report/summary.py`, `FindingState` from `pinchpoint/service/findings_state.py`.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from enum import StrEnum
 from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
 from pinchpoint.model.findings import EntityRef, Finding, Report, Severity
 from pinchpoint.model.inventory import HostInfo
+from pinchpoint.report.summary import SeverityCounts
 from pinchpoint.service.events import FindingTransition
+from pinchpoint.service.findings_state import FindingState
 
 T = TypeVar("T")
 
 Origin = Literal["sweep", "push", "upload", "cli"]
 ORIGINS: tuple[Origin, ...] = ("sweep", "push", "upload", "cli")
-
-
-class FindingState(StrEnum):
-    """Where a finding of one host stands across its reports."""
-
-    PENDING = "pending"  # seen, but not yet in `raise_after` consecutive reports
-    OPEN = "open"  # raised, and no mute holds
-    MUTED = "muted"  # raised, and a mute holds (computed when asked, from the mutes)
-    RESOLVED = "resolved"  # absent from `resolve_after` consecutive reports
-
-
-class SeverityCounts(BaseModel):
-    """How many findings of each severity."""
-
-    critical: int = 0
-    warning: int = 0
-    info: int = 0
-
-    def total(self) -> int:
-        return self.critical + self.warning + self.info
 
 
 class Page(BaseModel, Generic[T]):

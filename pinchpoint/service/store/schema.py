@@ -139,7 +139,7 @@ class ReportRow(Base):
 
 
 class FindingStateRow(Base):
-    """One finding of one host across its reports (`pinchpoint/service/store/states.py`)."""
+    """One finding of one host across its reports (`pinchpoint/service/findings_state.py`)."""
 
     __tablename__ = "finding_states"
     __table_args__ = (

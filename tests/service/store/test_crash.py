@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from service.store.storetest import CheckedHost, at, table_rows
 
-import pinchpoint.service.store.store as store_module
+import pinchpoint.service.store.reports as store_module
 from pinchpoint.service.store import Store
-from pinchpoint.service.store import states as states_module
+from pinchpoint.service.store import findings as states_module
 
 # `save_report` calls `advance_states` after it has inserted the report row and the inventory:
 # these tests break or stall the write there.
@@ -65,7 +65,7 @@ CRASHING_SAVE = textwrap.dedent(
     from pathlib import Path
     from pinchpoint.model.findings import Report
     from pinchpoint.model.inventory import Inventory
-    import pinchpoint.service.store.store as store_module
+    import pinchpoint.service.store.reports as store_module
     from pinchpoint.service.store import Store
 
     url, report, inventory, ready = sys.argv[1:5]

@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from service.store.storetest import T0, CheckedHost, at, reseverity, table_rows, with_findings
 
 from pinchpoint.model.findings import EntityKind, EntityRef, Finding, Mute, Severity
-from pinchpoint.rules.engine import _mute_for
+from pinchpoint.rules.engine import mute_for
 from pinchpoint.service.events import TransitionKind
 from pinchpoint.service.store import FindingState, Store, StoreInputError
-from pinchpoint.service.store.mutes import holding_mute
+from pinchpoint.service.store.mute_holds import holding_mute
 from pinchpoint.service.store.schema import MuteRow
 
 
@@ -113,7 +113,7 @@ def test_active_mutes_are_what_the_rules_engine_applies(store: Store, demo: Chec
     store.add_mute(_mute(chain, reason="other host"), host="store09", now=T0)
     mutes = store.active_mutes("demo-storage-head", now=T0 + timedelta(hours=1))
     assert len(mutes) == 1 and mutes[0].until == T0 + timedelta(hours=2)
-    assert _mute_for(chain, mutes, T0 + timedelta(hours=1)) == mutes[0]
+    assert mute_for(chain, mutes, T0 + timedelta(hours=1)) == mutes[0]
     assert store.active_mutes("demo-storage-head", now=T0 + timedelta(hours=3)) == []
 
 
@@ -194,5 +194,5 @@ def test_a_stored_mute_holds_exactly_when_the_engine_would_apply_it(
         severity_at_mute=mute_severity.value if mute_severity else None,
         severity_rank_at_mute=mute_severity.rank if mute_severity else None,
     )
-    engine_says = _mute_for(finding, [mute], MOMENT) is not None
+    engine_says = mute_for(finding, [mute], MOMENT) is not None
     assert (holding_mute([row], "any-host", finding, MOMENT) is not None) == engine_says

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from pinchpoint.service.store.database import StoreInputError
+from pinchpoint.service.store.database import Database, StoreInputError, lock, moment_or_now
 from pinchpoint.service.store.schema import SeriesPointRow
 from pinchpoint.stats.series import (
     RetentionPolicy,
@@ -211,3 +211,45 @@ def hosts(session: Session) -> list[str]:
     return list(
         session.scalars(select(SeriesPointRow.host).distinct().order_by(SeriesPointRow.host))
     )
+
+
+class SeriesStore(Database):
+    """The store's statistics series."""
+
+    def add_series_points(self, host: str, points: Sequence[tuple[str, SeriesPoint]]) -> None:
+        """Add points (entity id, point) of `host`; a point landing in a stored bucket is
+        combined with it exactly (`combine_into`)."""
+        check_points(host, points)
+        if not points:
+            return
+        with self._writing() as session:
+            lock(session, f"series:{host}")
+            add_points(session, host, points)
+
+    def compact_series(
+        self, host: str, policy: RetentionPolicy, now: datetime | None = None
+    ) -> None:
+        """Roll `host`'s points that outlived their tier into the next, drop what outlived the
+        last (`HistogramSeries.compact`, in the database)."""
+        with self._writing() as session:
+            lock(session, f"series:{host}")
+            compact(session, host, policy, moment_or_now(now))
+
+    def query_series(
+        self, host: str, entity: str, start: datetime, end: datetime, policy: RetentionPolicy
+    ) -> SeriesQuery:
+        """`entity`'s points overlapping [start, end) at the coarsest resolution holding any
+        of them (`HistogramSeries.query`)."""
+        with self._reading() as session:
+            return query(session, host, entity, start, end, policy)
+
+    def series_entities(self, host: str) -> list[str]:
+        """Every entity of `host` with a point stored."""
+        with self._reading() as session:
+            return entities(session, host)
+
+    def series_hosts(self) -> list[str]:
+        """Every host with a statistics point stored (to compact them all, including hosts
+        that never sent a report)."""
+        with self._reading() as session:
+            return hosts(session)

@@ -33,6 +33,16 @@ def decode_text(data: bytes, source_name: str) -> str:
         return data.decode("latin-1")
 
 
+def usable_text(text: str, source_name: str) -> str:
+    """`text` without its byte-order mark; refused as `decode_text` refuses bytes: blank, or
+    binary (NULs near the start)."""
+    if not text or text.isspace():
+        raise StatsImportError(f"{source_name} is empty")
+    if "\x00" in text[:4096]:
+        raise StatsImportError(f"{source_name} is binary data, not a text statistics file")
+    return text.removeprefix("\ufeff")
+
+
 def number(cell: str) -> float | None:
     """A cell as a finite number, or None: blank, `-`, text, NaN and infinities are not numbers.
     A decimal comma (`0,0123`, as a German or French Windows writes it) is understood."""

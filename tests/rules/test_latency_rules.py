@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from fixture_paths import FIXTURES, SPECS
 
-from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.collect.imports import import_stats
+from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.model.findings import Finding, Severity
 from pinchpoint.model.inventory import HostInfo, Inventory, SourceKind

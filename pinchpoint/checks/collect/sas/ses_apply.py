@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pinchpoint.checks.collect.enclosure_class import SesFacts, SlotFacts
+from pinchpoint.checks.collect.sas.enclosure_class import SesFacts, SlotFacts
 from pinchpoint.checks.parse.ses import PAGE_PARSERS, SesParseError
 from pinchpoint.model.ses import (
     SesAdditionalElement,

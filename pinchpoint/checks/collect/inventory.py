@@ -27,7 +27,7 @@ from pinchpoint.model.inventory import HostInfo, Inventory, SourceKind
 from pinchpoint.model.zfs import ZfsInventory
 from pinchpoint.performance import gc_paused, start_forked
 
-__all__ = ["BESIDE", "IN_TURN", "Progress", "collect_inventory", "host_info"]
+__all__ = ["BESIDE", "IN_TURN", "collect_inventory", "host_info"]
 
 # Read one after another, in this process.
 IN_TURN: tuple[Collector, ...] = (

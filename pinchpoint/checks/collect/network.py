@@ -55,6 +55,8 @@ from pinchpoint.model.network import (
 )
 from pinchpoint.model.problems import ProblemKind
 
+__all__ = ["COLLECTOR", "ETHTOOL_TIMEOUT_S", "SYS_NET", "collect_network", "read_network"]
+
 PART = "network"
 ETHTOOL_TIMEOUT_S = 10.0
 SYS_NET = "/sys/class/net"

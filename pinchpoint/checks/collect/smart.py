@@ -28,6 +28,8 @@ from pinchpoint.model.ids import disk_id
 from pinchpoint.model.inventory import Inventory, SourceKind
 from pinchpoint.model.problems import ProblemKind
 
+__all__ = ["COLLECTOR", "collect_health", "health_devices", "read_health", "smartctl_command"]
+
 PART = "health"
 SMARTCTL_TIMEOUT_S = 60.0
 DEFAULT_MAX_WORKERS = 8

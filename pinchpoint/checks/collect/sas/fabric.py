@@ -37,6 +37,8 @@ from pinchpoint.model.sas import (
     Slot,
 )
 
+__all__ = ["FabricBuilder"]
+
 SATA_MAX_GBPS = 6.0
 # Expander chips by product id prefix: the SAS generation fixes the highest link rate.
 EXPANDER_GENERATIONS: tuple[tuple[str, float, str], ...] = (

@@ -20,6 +20,8 @@ from pinchpoint.checks.source.commands import Command
 from pinchpoint.checks.source.sysfs import ProblemLog, SysfsReader
 from pinchpoint.model.problems import ProblemKind
 
+__all__ = ["SG_SES_TIMEOUT_S", "collect_ses_facts", "ses_devices", "sg_ses_command"]
+
 PART = "ses"
 SG_SES_TIMEOUT_S = 15.0
 

@@ -21,6 +21,8 @@ from pinchpoint.model.ses import (
     is_slot_type,
 )
 
+__all__ = ["SES_PAGES", "SesPages", "apply_pages", "parse_page"]
+
 SES_PAGES = ("cf", "snic", "ed", "es", "aes")
 
 

@@ -25,6 +25,17 @@ from pinchpoint.model.pcie import PcieLink
 from pinchpoint.model.problems import ProblemKind
 from pinchpoint.model.sas import Phy, PhyErrorCounters
 
+__all__ = [
+    "SCSI_TYPE_DISK",
+    "SCSI_TYPE_ENCLOSURE",
+    "EndDevice",
+    "ExpanderNode",
+    "HostNode",
+    "PortNode",
+    "SasSysfsWalker",
+    "ScsiDevice",
+]
+
 PART = "sas"
 _PCI_ADDRESS = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
 _HCTL = re.compile(r"^\d+:\d+:\d+:\d+$")

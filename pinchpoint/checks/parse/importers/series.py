@@ -11,6 +11,8 @@ import math
 
 from pinchpoint.model.stats import EntityStats, StatsEntityKind
 
+__all__ = ["EntityTable", "StatsImportError", "decode_text", "number", "usable_text"]
+
 
 class StatsImportError(ValueError):
     """The input cannot be imported at all; the message says why in one line."""

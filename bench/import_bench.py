@@ -22,7 +22,7 @@ from pathlib import Path
 
 from machine import machine_line
 
-from pinchpoint.checks.parse.importers import import_stats
+from pinchpoint.checks.collect.imports import import_stats
 
 HOST = "DBSRV01"
 VOLUMES = ("C:", "D:", "E:", "F:", "H:", "_Total")

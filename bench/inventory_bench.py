@@ -32,9 +32,9 @@ from pathlib import Path
 from machine import machine_line
 
 from pinchpoint.checks.collect.inventory import collect_inventory
-from pinchpoint.checks.collect.sas_fabric import FabricBuilder
-from pinchpoint.checks.collect.sas_sysfs import SasSysfsWalker
-from pinchpoint.checks.collect.ses import collect_ses_facts
+from pinchpoint.checks.collect.sas.fabric import FabricBuilder
+from pinchpoint.checks.collect.sas.ses import collect_ses_facts
+from pinchpoint.checks.collect.sas.walk import SasSysfsWalker
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.checks.source.sysfs import ProblemLog
 from pinchpoint.simulator import load_spec, write_snapshot

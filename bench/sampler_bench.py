@@ -35,8 +35,7 @@ from pathlib import Path
 
 from machine import machine_line
 
-from pinchpoint.checks.collect.diskstats import live_sample
-from pinchpoint.checks.collect.diskstats_live import LiveSampler
+from pinchpoint.checks.collect.diskstats import LiveSampler, live_sample
 from pinchpoint.stats.iostat import busiest_devices, interval_figures, table_interval_figures
 
 TOP = 20

@@ -1,24 +1,38 @@
-"""Python's cyclic garbage collector paused while one host's model is built.
+"""Where the performance tricks live, each with the reason it is there.
 
-Reading a large host allocates a few hundred thousand small objects that live on (models,
-their dicts and lists), and each time enough have piled up the collector walks every object of
-the process looking for cycles: on the 1,920-path benchmark host four full collections took
-0.25-0.3 s of a 1.5 s `check`, for nothing (the models hold no cycles). Paused during the
-building, the collector runs once afterwards, on the young objects only.
-
-Pauses nest and may overlap across threads (the service checks hosts in worker threads): the
-collector is paused while any pause is open and resumed when the last one closes, and only if
-it was running when the first one opened.
+- `gc_paused`: the cyclic garbage collector paused while one host's model is built;
+- `settle_heap`: the service's long-lived objects moved out of the collector's sight;
+- `start_forked` (`ForkedWork`): work forked into a child process, for the second core.
 """
 
 from __future__ import annotations
 
 import gc
+import logging
+import multiprocessing
+import os
 import threading
-from collections.abc import Iterator
+import traceback
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from multiprocessing.connection import Connection
+from typing import Generic, TypeVar
 
-__all__ = ["gc_paused", "settle_heap"]
+__all__ = ["ForkedWork", "fork_is_safe", "gc_paused", "settle_heap", "start_forked"]
+
+log = logging.getLogger(__name__)
+
+# -- the garbage collector paused ---------------------------------------------------------------
+#
+# Reading a large host allocates a few hundred thousand small objects that live on (models,
+# their dicts and lists), and each time enough have piled up the collector walks every object of
+# the process looking for cycles: on the 1,920-path benchmark host four full collections took
+# 0.25-0.3 s of a 1.5 s `check`, for nothing (the models hold no cycles). Paused during the
+# building, the collector runs once afterwards, on the young objects only.
+#
+# Pauses nest and may overlap across threads (the service checks hosts in worker threads): the
+# collector is paused while any pause is open and resumed when the last one closes, and only if
+# it was running when the first one opened.
 
 _lock = threading.Lock()
 _open = 0  # pauses open, in every thread
@@ -43,14 +57,85 @@ def gc_paused() -> Iterator[None]:
                 gc.enable()
 
 
-def settle_heap() -> None:
-    """Collect once, then move every object alive now out of the collector's sight.
+# -- long-lived objects out of the collector's sight ---------------------------------------------
+#
+# The service keeps the newest report and inventory of each host in memory, and a 1,000-disk
+# host's inventory is a million long-lived objects; a full collection walking them all stalls
+# every request for a quarter of a second (p99 of /healthz: 262 ms, see docs/benchmarks.md).
+# Frozen, they are left out of every later collection.
 
-    Why: the service keeps the newest report and inventory of each host in memory, and a
-    1,000-disk host's inventory is a million long-lived objects; a full collection walking them
-    all stalls every request for a quarter of a second (p99 of /healthz: 262 ms, see
-    docs/benchmarks.md). Frozen, they are left out of every later collection. The service calls
-    this when it loads a new report, every few minutes."""
+
+def settle_heap() -> None:
+    """Collect once, then move every object alive now out of the collector's sight. The service
+    calls this when it loads a new report, every few minutes."""
     gc.unfreeze()
     gc.collect()
     gc.freeze()
+
+
+# -- a second process for a second core -------------------------------------------------------
+#
+# Reading a large host is pure Python work (parsing sysfs attributes, smartctl JSON, building
+# models), and the GIL lets only one thread run it at a time: threads make it no faster. A
+# forked child process runs on the other core: on the 1,920-path benchmark host the block
+# devices, disk health and ZFS pools (a third of the work) are read in a child while the parent
+# walks the SAS fabric. The child's result comes back pickled over a pipe, and its progress
+# lines with it. Forking copies only the forking thread: a lock another thread held at that
+# moment stays held forever in the child, so a process with other threads running (the
+# service's workers) does not fork. A child that dies, or whose result cannot come back, costs
+# time, never facts: the caller does the work itself.
+
+Say = Callable[[str], None]
+T = TypeVar("T")
+
+
+def fork_is_safe() -> bool:
+    """Whether this process may fork a worker now: `fork` exists and no other thread runs."""
+    return hasattr(os, "fork") and threading.active_count() == 1
+
+
+class ForkedWork(Generic[T]):
+    """`work(say)` running in a forked child while this process goes on; what it says and what
+    it returns come back over a pipe."""
+
+    def __init__(self, work: Callable[[Say], T], name: str) -> None:
+        context = multiprocessing.get_context("fork")
+        self._receive, send = context.Pipe(duplex=False)
+        self._process = context.Process(
+            target=_run_in_child, args=(work, send), name=name, daemon=True
+        )
+        self._process.start()
+        send.close()  # the child holds the other end; EOF here means it is gone
+
+    def result(self, say: Say) -> T | None:
+        """What `work` returned, its progress passed to `say` meanwhile; None when the child
+        died or its result could not come back (the caller then does the work itself)."""
+        try:
+            while True:
+                kind, payload = self._receive.recv()
+                if kind == "progress":
+                    say(payload)
+                else:
+                    return payload  # type: ignore[no-any-return]
+        except Exception:  # EOF, a broken pipe or an unpicklable result: fall back
+            log.debug("forked child %s failed:\n%s", self._process.name, traceback.format_exc())
+            return None
+        finally:
+            self._receive.close()
+            self._process.join(timeout=10)
+            if self._process.is_alive():
+                self._process.kill()
+
+
+def _run_in_child(work: Callable[[Say], T], send: Connection) -> None:
+    try:
+        result = work(lambda message: send.send(("progress", message)))
+        send.send(("result", result))
+    finally:
+        send.close()
+
+
+def start_forked(work: Callable[[Say], T], name: str) -> ForkedWork[T] | None:
+    """`work` started in a forked child named `name`; None when forking is not safe here (the
+    caller then does the work itself)."""
+    return ForkedWork(work, name) if fork_is_safe() else None

@@ -1,12 +1,15 @@
 """The cyclic garbage collector is paused while a host's model is built, and resumed after: also
-when pauses nest, overlap across threads, or the building fails; never resumed when it was off."""
+when pauses nest, overlap across threads, or the building fails; never resumed when it was off.
+Work forked into a child process gives back its result and its progress; a child that dies
+gives None (the caller does the work itself); no fork while another thread runs."""
 
 from __future__ import annotations
 
 import gc
+import os
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,7 @@ import pytest
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.checks.source.choose import scratch_dir
-from pinchpoint.performance import gc_paused
+from pinchpoint.performance import ForkedWork, fork_is_safe, gc_paused, start_forked
 from pinchpoint.simulator import demo_spec, write_snapshot
 from pinchpoint.stats.aggregate import breakdown
 from pinchpoint.stats.gather import gather_statistics
@@ -101,3 +104,56 @@ def assert_paused_while_reading(source: SnapshotSource) -> None:
     assert gc.isenabled()
     result = breakdown(inventory, intervals=gathered.intervals, imports=gathered.imported)
     assert gc.isenabled() and result.levels
+
+
+# -- work forked into a child process -----------------------------------------------------------
+
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
+
+
+def counted(say: Callable[[str], None]) -> tuple[int, list[int]]:
+    """Work for the child: says two lines, returns its process id and a list."""
+    say("one")
+    say("two")
+    return os.getpid(), [1, 2, 3]
+
+
+def dies(say: Callable[[str], None]) -> int:
+    say("about to die")
+    os._exit(3)
+
+
+@needs_fork
+def test_forked_work_returns_its_result_and_its_progress() -> None:
+    said: list[str] = []
+    forked = ForkedWork(counted, name="pinchpoint-test-child")
+    pid, numbers = forked.result(said.append) or (None, [])
+    assert pid != os.getpid() and numbers == [1, 2, 3]
+    assert said == ["one", "two"]
+
+
+@needs_fork
+def test_a_child_that_dies_gives_none_after_what_it_said() -> None:
+    said: list[str] = []
+    forked = ForkedWork(dies, name="pinchpoint-test-child")
+    assert forked.result(said.append) is None
+    assert said == ["about to die"]
+
+
+@needs_fork
+def test_a_result_that_cannot_come_back_gives_none() -> None:
+    forked = ForkedWork(lambda say: threading.Lock(), name="pinchpoint-test-child")
+    assert forked.result(lambda _: None) is None
+
+
+@needs_fork
+def test_no_fork_while_another_thread_runs() -> None:
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait, args=(10,))
+    thread.start()
+    try:
+        assert not fork_is_safe()
+        assert start_forked(counted, name="pinchpoint-test-child") is None
+    finally:
+        stop.set()
+        thread.join(10)

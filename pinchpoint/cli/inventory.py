@@ -58,7 +58,7 @@ def inventory_command(
 ) -> None:
     """The SAS fabric: HBA → port → chain → enclosure → slots, with the path count of each."""
     if demo_if_no_sas and snapshot is None and not demo:
-        from pinchpoint.checks.collect.sas_presence import has_sas_hba
+        from pinchpoint.checks.collect.sas.presence import has_sas_hba
         from pinchpoint.checks.source import LiveSource
 
         if not has_sas_hba(LiveSource()):

@@ -15,7 +15,8 @@ import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
-from pinchpoint.checks.collect.diskstats_live import DiskstatsTable, read_diskstats_table
+from pinchpoint.checks.collect.diskstats import read_diskstats_table
+from pinchpoint.checks.parse.diskstats import DiskstatsTable
 from pinchpoint.model.breakdown import GroupFigures, GroupLevel
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.stats import (

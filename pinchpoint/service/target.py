@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pinchpoint.checks.collect.sas_presence import has_sas_hba
+from pinchpoint.checks.collect.sas.presence import has_sas_hba
 from pinchpoint.checks.source import LiveSource, Source
 from pinchpoint.checks.source.choose import (
     demo_snapshot,

@@ -18,13 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pinchpoint.checks.collect.diskstats_live import (
-    DiskstatsTable,
-    read_diskstats_table,
-    read_table_series,
-)
+from pinchpoint.checks.collect.diskstats import read_diskstats_table, read_table_series
+from pinchpoint.checks.collect.imports import import_stats
 from pinchpoint.checks.collect.netdev import live_net_dev_sample, read_net_dev_series
-from pinchpoint.checks.parse.importers import StatsImportError, import_stats
+from pinchpoint.checks.parse.diskstats import DiskstatsTable
+from pinchpoint.checks.parse.importers import StatsImportError, parse_stats
 from pinchpoint.checks.source import Source
 from pinchpoint.checks.source.commands import Command
 from pinchpoint.model.inventory import Inventory
@@ -86,7 +84,7 @@ def snapshot_histograms(source: Source, notes: list[str]) -> list[ImportedStats]
     if not result.ok:
         return []
     try:
-        return [import_stats(result.stdout, ImportKind.ZPOOL_IOSTAT_W)]
+        return [parse_stats(result.stdout, ImportKind.ZPOOL_IOSTAT_W)]
     except StatsImportError as err:
         notes.append(f"commands/{ZPOOL_IOSTAT_W.key}: not used: {err}")
         return []

@@ -31,7 +31,7 @@ from datetime import datetime
 from itertools import compress, islice, pairwise
 from typing import Protocol
 
-from pinchpoint.checks.collect.diskstats_live import DiskstatsTable
+from pinchpoint.checks.parse.diskstats import DiskstatsTable
 from pinchpoint.model.stats import (
     DISKSTATS_COUNTER_FIELDS,
     DeviceFigures,
@@ -321,7 +321,7 @@ def whole_devices(figures: IntervalFigures) -> list[DeviceFigures]:
     return [f for f in figures.devices if not is_partition(f.device, names)]
 
 
-# -- the live sampler's raw tables (pinchpoint.checks.collect.diskstats_live) ---------------
+# -- the live sampler's raw tables (pinchpoint.checks.parse.diskstats) ---------------
 
 
 def _appeared_and_vanished(

@@ -11,7 +11,7 @@ from fixture_paths import ROOT
 
 from pinchpoint.checks.collect.diskstats import read_sample_series
 from pinchpoint.checks.collect.inventory import collect_inventory
-from pinchpoint.checks.parse.importers import import_stats
+from pinchpoint.checks.parse.importers import parse_stats
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.model.findings import Finding
 from pinchpoint.model.stats import ImportKind
@@ -33,7 +33,7 @@ def _findings(spec: Path, out: Path) -> list[Finding]:
     context = RuleContext(
         inventory=collect_inventory(source),
         intervals=series_figures(read_sample_series(source)),
-        imported=[import_stats(histograms, ImportKind.ZPOOL_IOSTAT_W)],
+        imported=[parse_stats(histograms, ImportKind.ZPOOL_IOSTAT_W)],
     )
     findings, _, _ = evaluate(context, (*sas.RULES, *disk.RULES))
     return findings

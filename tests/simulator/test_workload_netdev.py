@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pinchpoint.checks.collect.netdev import parse_net_dev
+from pinchpoint.checks.parse.netdev import parse_net_dev
 from pinchpoint.model.stats import NetDevCounters
 from pinchpoint.simulator import SpecError, spec_from_data
 from pinchpoint.simulator.workload_netdev import net_dev_texts

@@ -18,9 +18,14 @@ from pathlib import Path
 import pytest
 from fixture_paths import SPECS
 
-from pinchpoint.checks.collect.diskstats import read_sample, read_sample_series
-from pinchpoint.checks.collect.diskstats_live import read_table, read_table_series, table_sample
+from pinchpoint.checks.collect.diskstats import (
+    read_sample,
+    read_sample_series,
+    read_table,
+    read_table_series,
+)
 from pinchpoint.checks.collect.inventory import collect_inventory
+from pinchpoint.checks.parse.diskstats import table_sample
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.checks.source.choose import scratch_dir
 from pinchpoint.model.inventory import Inventory

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from pinchpoint.checks.collect.diskstats import parse_diskstats
+from pinchpoint.checks.parse.diskstats import parse_diskstats
 from pinchpoint.model.stats import DiskstatsSample
 from pinchpoint.stats.iostat import (
     had_io,

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from fixture_paths import FIXTURES as ALL_FIXTURES
 
-from pinchpoint.checks.collect.diskstats import parse_diskstats
+from pinchpoint.checks.parse.diskstats import parse_diskstats
 from pinchpoint.model.stats import DiskstatsCounters, DiskstatsSample, IntervalFigures
 from pinchpoint.stats.iostat import interval_figures
 

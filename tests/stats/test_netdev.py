@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from fixture_paths import FIXTURES
 
-from pinchpoint.checks.collect.netdev import parse_net_dev
+from pinchpoint.checks.parse.netdev import parse_net_dev
 from pinchpoint.model.network import Bond, Network, Nic, NicKind
 from pinchpoint.model.stats import NetDevCounters, NetDevSample
 from pinchpoint.stats.netdev import (

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from pinchpoint.checks.parse.importers import StatsImportError, import_stats
+from pinchpoint.checks.parse.importers import StatsImportError, parse_stats
 from pinchpoint.model.breakdown import GroupLevel
 from pinchpoint.model.histogram import LatencyHistogram
 from pinchpoint.model.inventory import Inventory
@@ -230,7 +230,7 @@ def import_statistics(
     if file is not None:
         text, kind = file
         try:
-            imported = import_stats(text, kind)
+            imported = parse_stats(text, kind)
         except StatsImportError as err:
             raise ValueError(str(err)) from None
         ids, unmatched = _resolve(inventory, [e.name for e in imported.entities])

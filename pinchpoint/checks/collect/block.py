@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
+from pinchpoint.checks.collect.collector import Collector, Progress
 from pinchpoint.checks.source import Source
 from pinchpoint.checks.source.sysfs import ProblemLog, SysfsReader
 from pinchpoint.model.block import (
@@ -22,6 +23,7 @@ from pinchpoint.model.block import (
     BlockKind,
     BlockPartition,
 )
+from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.problems import ProblemKind
 
 __all__ = [
@@ -233,3 +235,11 @@ def collect_block(
             devices.append(walker.device(name, path))
     _assign_ids(devices)
     return BlockInventory(devices=devices)
+
+
+def read_block(source: Source, problems: ProblemLog, inventory: Inventory, say: Progress) -> None:
+    """The block device part of the inventory: every `/sys/block` device and its partitions."""
+    inventory.block = collect_block(source, problems)
+
+
+COLLECTOR = Collector(part=PART, says="reading block devices", read=read_block)

@@ -15,13 +15,10 @@ from __future__ import annotations
 
 import re
 
+from pinchpoint.checks.collect.collector import Collector, Progress
+from pinchpoint.checks.parse.sysfs_values import parse_linkrate, pci_address_above
 from pinchpoint.checks.source import Source, SourceError
-from pinchpoint.checks.source.sysfs import (
-    ProblemLog,
-    SysfsReader,
-    parse_linkrate,
-    pci_address_above,
-)
+from pinchpoint.checks.source.sysfs import ProblemLog, SysfsReader
 from pinchpoint.model.fc import (
     FcAdapter,
     FcDriverSettings,
@@ -39,6 +36,7 @@ from pinchpoint.model.fc import (
     normalise_wwn,
     pci_card_id,
 )
+from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.pcie import pci_card_address
 from pinchpoint.model.problems import ProblemKind
 
@@ -518,3 +516,11 @@ def collect_fc(source: Source, log: ProblemLog) -> FcInventory:
     except Exception as err:  # the safety net: a collector bug must not lose the report
         log.add(PART, "/sys/class/fc_host", ProblemKind.FAILED, f"not collected: {err!r}")
         return FcInventory()
+
+
+def read_fc(source: Source, problems: ProblemLog, inventory: Inventory, say: Progress) -> None:
+    """The Fibre Channel part of the inventory: HBA ports, remote ports and their LUNs."""
+    inventory.fc = collect_fc(source, problems)
+
+
+COLLECTOR = Collector(part=PART, says="reading Fibre Channel ports", read=read_fc)

@@ -17,15 +17,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pinchpoint.checks.collect.collector import Collector, Progress
 from pinchpoint.checks.parse.multipath_ll import (
     MultipathListing,
     MultipathParseError,
     parse_multipath_ll,
 )
+from pinchpoint.checks.parse.sysfs_values import pci_address_above
 from pinchpoint.checks.source import Source, SourceError
 from pinchpoint.checks.source.commands import Command, CommandResult, CommandStatus
-from pinchpoint.checks.source.sysfs import ProblemLog, SysfsReader, pci_address_above
+from pinchpoint.checks.source.sysfs import ProblemLog, SysfsReader
 from pinchpoint.model.fc import FcInventory, fc_hosts_for_scsi, fc_port_id, normalise_wwn
+from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.multipath import (
     MultipathInventory,
     MultipathMap,
@@ -339,3 +342,13 @@ def collect_multipath(
     except Exception as err:  # the safety net: a collector bug must not lose the report
         log.add(PART, "multipath", ProblemKind.FAILED, f"not collected: {err!r}")
         return MultipathInventory(multipath_ll_reason=f"collector failed: {err!r}")
+
+
+def read_multipath(
+    source: Source, problems: ProblemLog, inventory: Inventory, say: Progress
+) -> None:
+    """The dm-multipath part of the inventory; paths name the FC ports already read."""
+    inventory.multipath = collect_multipath(source, problems, fc=inventory.fc)
+
+
+COLLECTOR = Collector(part=PART, says="reading dm-multipath maps", read=read_multipath)

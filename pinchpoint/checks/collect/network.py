@@ -27,6 +27,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from pinchpoint.checks.collect.collector import Collector, Progress
 from pinchpoint.checks.parse.bonding import BondingParseError, parse_bonding
 from pinchpoint.checks.parse.ethtool import (
     EthtoolNoDataError,
@@ -37,6 +38,7 @@ from pinchpoint.checks.parse.ethtool import (
 from pinchpoint.checks.source import Source, SourceError
 from pinchpoint.checks.source.commands import Command, CommandResult, CommandStatus
 from pinchpoint.checks.source.sysfs import ProblemLog, SysfsReader
+from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.network import (
     Bond,
     BondMember,
@@ -52,6 +54,8 @@ from pinchpoint.model.network import (
     virtual_nic_id,
 )
 from pinchpoint.model.problems import ProblemKind
+
+__all__ = ["COLLECTOR", "ETHTOOL_TIMEOUT_S", "SYS_NET", "collect_network", "read_network"]
 
 PART = "network"
 ETHTOOL_TIMEOUT_S = 10.0
@@ -549,3 +553,11 @@ def collect_network(source: Source, log: ProblemLog) -> Network:
             member.nic_id = member_nic.id if member_nic else None
     nics.sort(key=lambda n: (n.kind is not NicKind.PHYSICAL, n.name))
     return Network(nics=nics, bonds=bonds)
+
+
+def read_network(source: Source, problems: ProblemLog, inventory: Inventory, say: Progress) -> None:
+    """The network part of the inventory: NICs and bonds."""
+    inventory.network = collect_network(source, problems)
+
+
+COLLECTOR = Collector(part=PART, says="reading NICs and bonds", read=read_network)

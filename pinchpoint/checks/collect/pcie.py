@@ -17,8 +17,10 @@ import posixpath
 import re
 from collections.abc import Iterable
 
+from pinchpoint.checks.collect.collector import Collector, Progress
 from pinchpoint.checks.source import Source, SourceError
 from pinchpoint.checks.source.sysfs import ProblemLog, SysfsReader
+from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.pcie import (
     PcieInventory,
     PcieLink,
@@ -341,3 +343,11 @@ def collect_pcie(
             continue
         functions.append(walker.function(address, path, class_code))
     return PcieInventory(functions=functions)
+
+
+def read_pcie(source: Source, problems: ProblemLog, inventory: Inventory, say: Progress) -> None:
+    """The PCIe part of the inventory: every storage, NVMe, network and FC function's link."""
+    inventory.pcie = collect_pcie(source, problems)
+
+
+COLLECTOR = Collector(part=PART, says="reading PCIe links", read=read_pcie)

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
+from pinchpoint.checks.collect.collector import Collector, Progress, guarded
 from pinchpoint.checks.parse.smart_json import (
     SmartctlParseError,
     health_from_report,
@@ -24,13 +25,16 @@ from pinchpoint.checks.source.commands import Command, CommandResult, CommandSta
 from pinchpoint.checks.source.sysfs import ProblemLog, SysfsReader
 from pinchpoint.model.health import DiskHealth, DiskHealthInventory
 from pinchpoint.model.ids import disk_id
+from pinchpoint.model.inventory import Inventory, SourceKind
 from pinchpoint.model.problems import ProblemKind
+
+__all__ = ["COLLECTOR", "collect_health", "health_devices", "read_health", "smartctl_command"]
 
 PART = "health"
 SMARTCTL_TIMEOUT_S = 60.0
 DEFAULT_MAX_WORKERS = 8
 
-Progress = Callable[[int, int], None]  # (done, total), called as each disk finishes
+DiskProgress = Callable[[int, int], None]  # (done, total), called as each disk finishes
 
 # `sda`, `sdab`: a SCSI disk (SAS, SATA behind libata or a SAS HBA, USB, iSCSI, FC LUN).
 _SCSI_DISK = re.compile(r"^sd[a-z]+$")
@@ -98,7 +102,7 @@ def _run_all(
     source: Source,
     commands: Sequence[Command],
     max_workers: int,
-    progress: Progress | None,
+    progress: DiskProgress | None,
 ) -> list[CommandResult]:
     """Results in the order given, at most `max_workers` at once, reporting each as it ends."""
     if progress is None:
@@ -175,7 +179,7 @@ def collect_health(
     source: Source,
     devices: list[str],
     log: ProblemLog,
-    progress: Progress | None = None,
+    progress: DiskProgress | None = None,
     max_workers: int = DEFAULT_MAX_WORKERS,
     timeout_s: float = SMARTCTL_TIMEOUT_S,
 ) -> DiskHealthInventory:
@@ -193,3 +197,26 @@ def collect_health(
             reader.note(result.command, ProblemKind.GARBLED, reason)
             disks.append(_not_collected(device, reason))
     return DiskHealthInventory(disks=disks, smartctl_version=reader.version)
+
+
+def read_health(source: Source, problems: ProblemLog, inventory: Inventory, say: Progress) -> None:
+    """The disk health part of the inventory: SMART of the disks among the block devices
+    already read (smartctl is asked once per disk, through the first path of its WWID)."""
+    devices: list[str] = []
+    if source.kind is SourceKind.SNAPSHOT and not source.exists("/commands/smartctl"):
+        # One line, not one per disk, when smartctl was not run at all at capture time.
+        problems.add(
+            PART,
+            "commands/smartctl",
+            ProblemKind.NOT_COLLECTED,
+            "the snapshot holds no smartctl output at all: disk health was not captured",
+        )
+    else:
+        wwids = {d.name: d.wwid for d in inventory.block.devices}
+        devices = guarded(PART, problems, [], lambda: health_devices(source, problems, wwids))
+    inventory.health = collect_health(
+        source, devices, problems, progress=lambda done, total: say(f"smartctl {done}/{total}")
+    )
+
+
+COLLECTOR = Collector(part=PART, says="reading disk health (smartctl)", read=read_health)

@@ -13,10 +13,12 @@ from __future__ import annotations
 import posixpath
 import re
 
+from pinchpoint.checks.collect.collector import Collector, Progress
 from pinchpoint.checks.parse.zpool_status import ZpoolStatusParseError, parse_zpool_status
 from pinchpoint.checks.source import Source, SourceError
 from pinchpoint.checks.source.commands import Command, CommandResult, CommandStatus
 from pinchpoint.checks.source.sysfs import ProblemLog, SysfsReader
+from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.problems import ProblemKind
 from pinchpoint.model.zfs import Pool, Vdev, ZfsInventory
 
@@ -108,3 +110,11 @@ def collect_zfs(source: Source, log: ProblemLog) -> ZfsInventory:
     _resolve_leaves(source, status.pools)
     inventory.pools = status.pools
     return inventory
+
+
+def read_zfs(source: Source, problems: ProblemLog, inventory: Inventory, say: Progress) -> None:
+    """The ZFS part of the inventory: pools, their vdevs and the module's queue settings."""
+    inventory.zfs = collect_zfs(source, problems)
+
+
+COLLECTOR = Collector(part=PART, says="reading ZFS pools", read=read_zfs)

@@ -3,7 +3,8 @@
 Every collector reads through a `Source`, with host paths such as `/sys/class/sas_host`. A
 snapshot keeps the same paths below its root (`SNAPSHOT/sys/class/sas_host`) and keeps command
 outputs under `SNAPSHOT/commands/<tool>/<name>`; see docs/snapshot-format.md. This package is the
-only code that touches the host's filesystem or runs its tools.
+only code that runs the host's tools or reads its files, but for the live diskstats sampler
+(`pinchpoint.checks.collect.diskstats`), which reads `/proc/diskstats` every second directly.
 """
 
 from pinchpoint.checks.source.base import DEFAULT_MAX_WORKERS, Source, SourceError

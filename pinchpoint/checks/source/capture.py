@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from pinchpoint.checks.collect.diskstats import record_samples
-from pinchpoint.checks.collect.inventory import Progress, collect_inventory
+from pinchpoint.checks.collect.collector import Progress
+from pinchpoint.checks.collect.inventory import collect_inventory
+from pinchpoint.checks.collect.samples import record_samples
 from pinchpoint.checks.source import RecordingSource
 from pinchpoint.checks.source.commands import Command, run_command
 from pinchpoint.model.inventory import Inventory

@@ -8,16 +8,12 @@ a host with 1,000 unreadable files yields a short, readable list.
 from __future__ import annotations
 
 import posixpath
-import re
 from collections import Counter
 
 from pinchpoint.checks.source import Source, SourceError
 from pinchpoint.model.problems import CollectionProblem, ProblemKind
 
 MAX_PROBLEMS_PER_KIND = 10
-
-_RATE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*Gbit", re.IGNORECASE)  # "12.0 Gbit"
-_PCI_ADDRESS = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")  # 0000:03:00.0
 
 
 class ProblemLog:
@@ -144,25 +140,3 @@ class SysfsReader:
         except SourceError as err:
             self._note(err)
             return None
-
-
-def parse_linkrate(text: str | None) -> float | None:
-    """`12.0 Gbit` -> 12.0; `Unknown`, `Phy disabled`, empty -> None."""
-    if not text:
-        return None
-    match = _RATE.match(text)
-    return float(match.group(1)) if match else None
-
-
-def pci_address_above(device_path: str, host_name: str) -> str | None:
-    """The PCI function a SCSI host belongs to: the nearest PCI address above `hostN`.
-
-    An NPIV port (`…/0000:04:00.0/host3/vport-3:0-0/host7`) belongs to its physical port's
-    function; an FCoE port over a virtual interface has none.
-    """
-    parts = device_path.split("/")
-    end = parts.index(host_name) if host_name in parts else len(parts)
-    for component in reversed(parts[:end]):
-        if _PCI_ADDRESS.match(component):
-            return component
-    return None

@@ -15,8 +15,8 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from pinchpoint.checks.collect.diskstats import DISKSTATS, read_sample_series
-from pinchpoint.checks.collect.diskstats_live import LiveSampler
+from pinchpoint.checks.collect.diskstats import LiveSampler, read_sample_series
+from pinchpoint.checks.parse.diskstats import DISKSTATS
 from pinchpoint.checks.source import open_snapshot
 from pinchpoint.cli.console import fail, output_console
 from pinchpoint.model.problems import ProblemKind

@@ -9,7 +9,8 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from pinchpoint.checks.parse.importers import StatsImportError, import_stats
+from pinchpoint.checks.collect.imports import import_stats
+from pinchpoint.checks.parse.importers import StatsImportError
 from pinchpoint.cli.console import fail, output_console
 from pinchpoint.model.histogram import LatencyHistogram
 from pinchpoint.model.stats import EntityStats, ImportedStats, ImportKind, Metric

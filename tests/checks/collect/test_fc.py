@@ -17,8 +17,9 @@ from pinchpoint.checks.collect.fc import (
     parse_supported_speeds,
     parse_symbolic_name,
 )
+from pinchpoint.checks.parse.sysfs_values import pci_address_above
 from pinchpoint.checks.source import LiveSource, RecordingSource, SnapshotSource
-from pinchpoint.checks.source.sysfs import ProblemLog, pci_address_above
+from pinchpoint.checks.source.sysfs import ProblemLog
 from pinchpoint.model.fc import FcInventory, fc_hosts_for_scsi, normalise_wwn
 
 FIXTURES = ALL_FIXTURES / "fc"

@@ -46,7 +46,7 @@ def test_a_dead_child_falls_back_to_reading_here(
     def die(*_args: object) -> None:
         os._exit(3)
 
-    monkeypatch.setattr(inventory_module, "_child_main", die)
+    monkeypatch.setattr(inventory_module, "_read_beside", die)
     found = collect_inventory(SnapshotSource(demo_snapshot), parallel=True)
     assert len(found.health.disks) == 144
     assert found.problems == []

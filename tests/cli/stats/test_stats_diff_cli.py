@@ -12,7 +12,8 @@ from fixture_paths import FIXTURES as ALL_FIXTURES
 from typer.testing import CliRunner
 
 import pinchpoint.cli.stats.diff as diff
-from pinchpoint.checks.collect.diskstats_live import DiskstatsTable, LiveSampler
+from pinchpoint.checks.collect.diskstats import LiveSampler
+from pinchpoint.checks.parse.diskstats import DiskstatsTable
 from pinchpoint.cli import app
 
 FIXTURES = ALL_FIXTURES / "diskstats"

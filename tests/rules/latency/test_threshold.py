@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fixture_paths import FIXTURES
 
-from pinchpoint.checks.parse.importers import import_stats
+from pinchpoint.checks.collect.imports import import_stats
 from pinchpoint.model.findings import Severity
 from pinchpoint.model.inventory import HostInfo, Inventory, SourceKind
 from pinchpoint.model.stats import ImportKind, IntervalFigures

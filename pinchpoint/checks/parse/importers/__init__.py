@@ -1,22 +1,22 @@
-"""Statistics files from other tools, read into one model (`ImportedStats`).
+"""Statistics files from other tools, parsed into one model (`ImportedStats`).
 
-`import_stats(path_or_text, kind)` reads `zpool iostat -wvHp` / `-lvHp`, `iostat -x` text or
-JSON, fio JSON and Windows PerfMon CSV. Without a kind it is guessed from the content
-(`guess_kind`). Names stay as the tool printed them; matching them to the inventory is done
-later (`pinchpoint.stats`).
+`parse_stats(text, kind, source_name)` reads the text of `zpool iostat -wvHp` / `-lvHp`,
+`iostat -x` text or JSON, fio JSON and Windows PerfMon CSV. Without a kind it is guessed from
+the content (`guess_kind`). Names stay as the tool printed them; matching them to the inventory
+is done later (`pinchpoint.stats`). Reading a file from disk is
+`pinchpoint.checks.collect.imports.import_stats`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from pathlib import Path
 
 from pinchpoint.checks.parse.importers.fio_json import parse_fio_json
 from pinchpoint.checks.parse.importers.iostat_json import parse_iostat_json
 from pinchpoint.checks.parse.importers.iostat_text import parse_iostat_text
 from pinchpoint.checks.parse.importers.perfmon_csv import is_perfmon, parse_perfmon_csv
-from pinchpoint.checks.parse.importers.series import StatsImportError, decode_text
+from pinchpoint.checks.parse.importers.series import StatsImportError, decode_text, usable_text
 from pinchpoint.checks.parse.importers.zpool_iostat import (
     HISTOGRAM_WIDTHS,
     LATENCY_WIDTHS,
@@ -25,7 +25,7 @@ from pinchpoint.checks.parse.importers.zpool_iostat import (
 )
 from pinchpoint.model.stats import ImportedStats, ImportKind
 
-__all__ = ["StatsImportError", "guess_kind", "import_stats", "read_input"]
+__all__ = ["StatsImportError", "decode_text", "guess_kind", "parse_stats"]
 
 PARSERS: dict[ImportKind, Callable[[str, str], ImportedStats]] = {
     ImportKind.ZPOOL_IOSTAT_W: parse_zpool_histograms,
@@ -36,21 +36,6 @@ PARSERS: dict[ImportKind, Callable[[str, str], ImportedStats]] = {
     ImportKind.PERFMON_CSV: parse_perfmon_csv,
 }
 _IOSTAT_HEADER = re.compile(r"^Device:?\s+\S+/s", re.MULTILINE)
-
-
-def read_input(path_or_text: Path | str) -> tuple[str, str]:
-    """(text, source name): a `Path` is read from disk, a `str` is the content itself."""
-    if isinstance(path_or_text, str):
-        return decode_text(path_or_text.encode("utf-8"), "<text>"), "<text>"
-    try:
-        data = path_or_text.read_bytes()
-    except FileNotFoundError:
-        raise StatsImportError(f"{path_or_text}: no such file") from None
-    except IsADirectoryError:
-        raise StatsImportError(f"{path_or_text}: is a directory, not a statistics file") from None
-    except OSError as error:
-        raise StatsImportError(f"{path_or_text}: cannot be read ({error.strerror})") from None
-    return decode_text(data, path_or_text.name), path_or_text.name
 
 
 def _tab_widths(text: str) -> set[int]:
@@ -77,13 +62,16 @@ def guess_kind(text: str) -> ImportKind | None:
     return None
 
 
-def import_stats(path_or_text: Path | str, kind: ImportKind | None = None) -> ImportedStats:
-    """Read a statistics file of `kind` (guessed from the content when None).
+def parse_stats(
+    text: str, kind: ImportKind | None = None, source_name: str = "<text>"
+) -> ImportedStats:
+    """The statistics in `text` (a file's content, named `source_name` in messages), read as
+    `kind` (guessed from the content when None).
 
     Raises `StatsImportError` with a one-line reason when nothing can be imported; lines that
     cannot be used are skipped and counted in the result instead.
     """
-    text, source_name = read_input(path_or_text)
+    text = usable_text(text, source_name)
     if kind is None:
         kind = guess_kind(text)
         if kind is None:

@@ -30,6 +30,8 @@ from pinchpoint.model.stats import (
     StatsEntityKind,
 )
 
+__all__ = ["parse_fio_json", "percentile_histogram"]
+
 NS_PER_S = 1_000_000_000
 DIRECTIONS = {
     "read": (HistogramKind.READ, Metric.READ_IOPS, Metric.READ_KBPS, Metric.READ_LATENCY_MS),

@@ -26,6 +26,8 @@ from pinchpoint.model.stats import (
     StatsEntityKind,
 )
 
+__all__ = ["parse_iostat_json"]
+
 
 def _hosts(text: str, source_name: str) -> list[Any]:
     try:

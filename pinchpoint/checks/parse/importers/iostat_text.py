@@ -21,6 +21,8 @@ from pinchpoint.model.stats import (
     StatsEntityKind,
 )
 
+__all__ = ["KNOWN_UNUSED", "device_values", "parse_iostat_text", "report_time", "unknown_columns"]
+
 # column → (metric, factor into the metric's unit); one table for text and JSON keys.
 COLUMN_METRICS: dict[str, tuple[Metric, float]] = {
     "r/s": (Metric.READ_IOPS, 1.0),

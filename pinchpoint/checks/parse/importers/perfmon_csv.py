@@ -28,6 +28,8 @@ from pinchpoint.model.stats import (
     StatsEntityKind,
 )
 
+__all__ = ["KNOWN_UNUSED", "is_perfmon", "parse_perfmon_csv"]
+
 DISK_OBJECTS = ("LogicalDisk", "PhysicalDisk")
 # counter → (metric, factor into the metric's unit)
 COUNTER_METRICS: dict[str, tuple[Metric, float]] = {

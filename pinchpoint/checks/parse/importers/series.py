@@ -11,6 +11,8 @@ import math
 
 from pinchpoint.model.stats import EntityStats, StatsEntityKind
 
+__all__ = ["EntityTable", "StatsImportError", "decode_text", "number", "usable_text"]
+
 
 class StatsImportError(ValueError):
     """The input cannot be imported at all; the message says why in one line."""
@@ -31,6 +33,16 @@ def decode_text(data: bytes, source_name: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return data.decode("latin-1")
+
+
+def usable_text(text: str, source_name: str) -> str:
+    """`text` without its byte-order mark; refused as `decode_text` refuses bytes: blank, or
+    binary (NULs near the start)."""
+    if not text or text.isspace():
+        raise StatsImportError(f"{source_name} is empty")
+    if "\x00" in text[:4096]:
+        raise StatsImportError(f"{source_name} is binary data, not a text statistics file")
+    return text.removeprefix("\ufeff")
 
 
 def number(cell: str) -> float | None:

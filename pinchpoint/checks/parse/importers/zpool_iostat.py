@@ -33,6 +33,8 @@ from pinchpoint.model.stats import (
     StatsEntityKind,
 )
 
+__all__ = ["HISTOGRAM_WIDTHS", "LATENCY_WIDTHS", "parse_zpool_histograms", "parse_zpool_latency"]
+
 # Columns of a `-w` row after the bucket label, in print order (vsx_type_to_nvlist[IOS_L_HISTO]):
 # ZFS 0.7 prints 9 (no trim), 0.8 adds trim, 2.0 adds rebuild.
 HISTOGRAM_COLUMNS = (

@@ -7,7 +7,8 @@ import json
 import pytest
 from fixture_paths import IMPORTS
 
-from pinchpoint.checks.parse.importers import StatsImportError, import_stats
+from pinchpoint.checks.collect.imports import import_stats
+from pinchpoint.checks.parse.importers import StatsImportError, parse_stats
 from pinchpoint.checks.parse.importers.fio_json import percentile_histogram
 from pinchpoint.model.stats import HistogramKind, ImportKind, Metric, StatsEntityKind
 
@@ -94,7 +95,7 @@ def test_fio_2_reports_microseconds() -> None:
             ],
         }
     )
-    entity = import_stats(text).entities[0]
+    entity = parse_stats(text).entities[0]
     assert entity.points[0].values[Metric.WRITE_LATENCY_MS] == pytest.approx(8.18226)
     assert [(p.percent, p.latency_s) for p in entity.percentiles] == [
         (50.0, 0.00816),
@@ -106,7 +107,7 @@ def test_fio_2_reports_microseconds() -> None:
 def test_warnings_before_the_json_are_skipped() -> None:
     text = "fio: this platform does not support process shared mutexes, forcing use of threads\n"
     text += "note: both iodepth >= 1 and synchronous I/O engine are selected\n" + JSON.read_text()
-    imported = import_stats(text)
+    imported = parse_stats(text)
     assert imported.kind is ImportKind.FIO_JSON
     assert imported.skipped.count == 2 and imported.skipped.first_line_number == 1
     assert imported.entities[0].name == "randrw"
@@ -117,7 +118,7 @@ def test_job_errors_and_idle_jobs_are_reported() -> None:
     document["jobs"][0]["error"] = 5
     idle = {"jobname": "idle", "read": {"total_ios": 0}, "write": {"total_ios": 0}}
     document["jobs"].append(idle)
-    imported = import_stats(json.dumps(document))
+    imported = parse_stats(json.dumps(document))
     assert "fio job randrw ended with error 5" in imported.problems
     assert "fio job idle did no reads or writes" in imported.problems
 
@@ -133,4 +134,4 @@ def test_job_errors_and_idle_jobs_are_reported() -> None:
 )
 def test_broken_fio_output_fails_clearly(text: str, message: str) -> None:
     with pytest.raises(StatsImportError, match=message):
-        import_stats(text, ImportKind.FIO_JSON)
+        parse_stats(text, ImportKind.FIO_JSON)

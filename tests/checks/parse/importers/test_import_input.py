@@ -1,13 +1,12 @@
-"""What every import shares: reading the file, guessing the format, failing in one line."""
+"""What every import shares: guessing the format, failing in one line."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 from fixture_paths import IMPORTS
 
-from pinchpoint.checks.parse.importers import StatsImportError, guess_kind, import_stats
+from pinchpoint.checks.collect.imports import import_stats
+from pinchpoint.checks.parse.importers import StatsImportError, guess_kind, parse_stats
 from pinchpoint.model.stats import ImportKind
 
 EXPECTED = {
@@ -38,25 +37,21 @@ def test_fixture_list_is_complete() -> None:
 
 
 @pytest.mark.parametrize(
-    ("data", "message"),
+    ("text", "message"),
     [
-        (b"", "is empty"),
-        (b"   \n\n", "is empty"),
-        (b"\x7fELF\x02\x01\x01\x00\x00\x00", "binary"),
-        (b"just some words\n", "unknown format"),
+        ("", "is empty"),
+        ("   \n\n", "is empty"),
+        ("\x7fELF\x02\x01\x01\x00\x00\x00", "binary"),
+        ("just some words\n", "unknown format"),
     ],
     ids=["empty", "blank", "binary", "unknown"],
 )
-def test_unusable_files_fail_in_one_line(tmp_path: Path, data: bytes, message: str) -> None:
-    path = tmp_path / "stats.txt"
-    path.write_bytes(data)
+def test_unusable_text_fails_in_one_line(text: str, message: str) -> None:
     with pytest.raises(StatsImportError, match=message) as failure:
-        import_stats(path)
-    assert "\n" not in str(failure.value)
+        parse_stats(text, source_name="stats.txt")
+    assert "\n" not in str(failure.value) and "stats.txt" in str(failure.value)
 
 
-def test_missing_file_and_directory(tmp_path: Path) -> None:
-    with pytest.raises(StatsImportError, match="no such file"):
-        import_stats(tmp_path / "absent.csv")
-    with pytest.raises(StatsImportError, match="is a directory"):
-        import_stats(tmp_path)
+def test_a_byte_order_mark_is_not_part_of_the_text() -> None:
+    text = (IMPORTS / "synthetic__zpool_iostat_-wvHp_tank_mirror_2_blocks.txt").read_text()
+    assert parse_stats("\ufeff" + text) == parse_stats(text)

@@ -7,7 +7,8 @@ from datetime import datetime
 import pytest
 from fixture_paths import IMPORTS
 
-from pinchpoint.checks.parse.importers import StatsImportError, import_stats
+from pinchpoint.checks.collect.imports import import_stats
+from pinchpoint.checks.parse.importers import StatsImportError, parse_stats
 from pinchpoint.model.stats import ImportKind, Metric
 
 
@@ -76,7 +77,7 @@ def test_json_with_timestamps() -> None:
 def test_a_row_missing_a_column_is_skipped_and_the_others_kept() -> None:
     text = (IMPORTS / "jc__iostat_-x_centos7.7.txt").read_text().splitlines()
     text[6] = text[6].rsplit(None, 1)[0]  # sda loses its %util
-    imported = import_stats("\n".join(text), ImportKind.IOSTAT_TEXT)
+    imported = parse_stats("\n".join(text), ImportKind.IOSTAT_TEXT)
     assert [e.name for e in imported.entities] == ["dm-0", "dm-1"]
     assert imported.skipped.count == 1
     assert "12 values for 13 columns" in (imported.skipped.first_reason or "")
@@ -84,20 +85,20 @@ def test_a_row_missing_a_column_is_skipped_and_the_others_kept() -> None:
 
 def test_a_header_without_util_gives_no_util() -> None:
     text = "Device: r/s w/s\nsda 1.5 2.5\nsdb x 1\n"
-    imported = import_stats(text, ImportKind.IOSTAT_TEXT)
+    imported = parse_stats(text, ImportKind.IOSTAT_TEXT)
     (sda,) = imported.entities
     assert sda.points[0].values == {Metric.READ_IOPS: 1.5, Metric.WRITE_IOPS: 2.5}
     assert imported.skipped.count == 1  # sdb: "x" is not a number
 
 
 def test_an_unknown_column_is_reported() -> None:
-    imported = import_stats("Device r/s newcol\nsda 1 2\n", ImportKind.IOSTAT_TEXT)
+    imported = parse_stats("Device r/s newcol\nsda 1 2\n", ImportKind.IOSTAT_TEXT)
     assert imported.problems == ["unknown iostat column ignored: newcol"]
 
 
 def test_text_without_device_header_fails() -> None:
     with pytest.raises(StatsImportError, match="no `Device` header"):
-        import_stats("Linux 5.8 (x) 01/01/2021\n\n", ImportKind.IOSTAT_TEXT)
+        parse_stats("Linux 5.8 (x) 01/01/2021\n\n", ImportKind.IOSTAT_TEXT)
 
 
 @pytest.mark.parametrize(
@@ -105,7 +106,7 @@ def test_text_without_device_header_fails() -> None:
 )
 def test_bad_json_fails_clearly(text: str) -> None:
     with pytest.raises(StatsImportError, match=r"JSON|sysstat"):
-        import_stats(text, ImportKind.IOSTAT_JSON)
+        parse_stats(text, ImportKind.IOSTAT_JSON)
 
 
 def test_json_disk_with_text_value_is_skipped() -> None:
@@ -114,6 +115,6 @@ def test_json_disk_with_text_value_is_skipped() -> None:
         '{"disk_device": "sda", "r/s": 1.0}, {"disk_device": "sdb", "r/s": "x"}, {"r/s": 2}'
         "]}]}]}}"
     )
-    imported = import_stats(text, ImportKind.IOSTAT_JSON)
+    imported = parse_stats(text, ImportKind.IOSTAT_JSON)
     assert [e.name for e in imported.entities] == ["sda"]
     assert imported.skipped.count == 2

@@ -7,7 +7,8 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 from fixture_paths import IMPORTS
 
-from pinchpoint.checks.parse.importers import StatsImportError, import_stats
+from pinchpoint.checks.collect.imports import import_stats
+from pinchpoint.checks.parse.importers import StatsImportError, parse_stats
 from pinchpoint.model.stats import ImportKind, Metric, StatsEntityKind
 
 RELOG = IMPORTS / "synthetic__perfmon_relog_DBSRV01_LogicalDisk_H.csv"
@@ -78,7 +79,7 @@ def test_typeperf_banner_and_closing_messages() -> None:
         '"09/22/2026 21:42:32.824","12.000000"\r\n'
         "Exiting, please wait...\r\nThe command completed successfully.\r\n"
     )
-    imported = import_stats(text)
+    imported = parse_stats(text)
     (total,) = imported.entities
     assert total.name == "PhysicalDisk(_Total)"
     assert total.points[0].at == datetime(2026, 9, 22, 21, 42, 32, 824000)  # no zone given
@@ -90,7 +91,7 @@ def test_rows_cut_short_going_back_in_time_or_negative_are_skipped() -> None:
     lines[2] = lines[2][:60].rsplit('","', 1)[0] + '"'  # cut short after a cell
     lines.append(lines[4].replace('"11/21/2026 23:40:45', '"11/21/2026 23:40:44'))  # backwards
     lines.append(lines[4].replace("23:40:45", "23:41:00").replace('"55.25000"', '"-5"'))
-    imported = import_stats("\n".join(lines))
+    imported = parse_stats("\n".join(lines))
     h = _volume(imported, "LogicalDisk(H:)")
     assert imported.skipped.count == 2
     assert [p.at.second for p in h.points if p.at] == [0, 30, 45, 0]
@@ -100,14 +101,14 @@ def test_rows_cut_short_going_back_in_time_or_negative_are_skipped() -> None:
 
 def test_a_file_without_disk_counters_says_so() -> None:
     text = '"(PDH-CSV 4.0)","\\\\H\\Memory\\Available MBytes"\n"01/02/2026 10:00:00.000","5"\n'
-    imported = import_stats(text)
+    imported = parse_stats(text)
     assert imported.entities == []
     assert imported.problems[0] == "no LogicalDisk or PhysicalDisk counter in the file"
 
 
 def test_not_perfmon_fails() -> None:
     with pytest.raises(StatsImportError, match="PDH-CSV"):
-        import_stats("a,b\n1,2\n", ImportKind.PERFMON_CSV)
+        parse_stats("a,b\n1,2\n", ImportKind.PERFMON_CSV)
 
 
 def test_utf16_export_is_read() -> None:

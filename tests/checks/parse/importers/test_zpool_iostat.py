@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from fixture_paths import IMPORTS
 
-from pinchpoint.checks.parse.importers import StatsImportError, guess_kind, import_stats
+from pinchpoint.checks.collect.imports import import_stats
+from pinchpoint.checks.parse.importers import StatsImportError, guess_kind, parse_stats
 from pinchpoint.model.stats import HistogramKind, ImportKind, Metric, StatsEntityKind
 
 HISTOGRAMS = IMPORTS / "synthetic__zpool_iostat_-wvHp_tank_mirror_2_blocks.txt"
@@ -55,7 +56,7 @@ def test_older_zfs_without_trim_and_rebuild_columns() -> None:
     text = "tank\n" + "\n".join(
         f"{(1 << (j + 1)) - 1}\t" + "\t".join(["5" if j == 20 else "0"] * 9) for j in range(37)
     )
-    imported = import_stats(text, ImportKind.ZPOOL_IOSTAT_W)
+    imported = parse_stats(text, ImportKind.ZPOOL_IOSTAT_W)
     histograms = imported.entities[0].histograms
     assert histograms[HistogramKind.SCRUB_WAIT].count == 5
     assert HistogramKind.TRIM_WAIT not in histograms
@@ -66,7 +67,7 @@ def test_garbled_and_truncated_rows_are_skipped_and_counted() -> None:
     lines[5] = "15\t0\tzero\t0\t0\t0\t0\t0\t0\t0\t0\t0"
     lines[6] = "30\t1\t1\t1\t1\t1\t1\t1\t1\t1\t1\t1"  # not 2^n - 1
     lines[38] = lines[38][:14]  # cut short after its first count
-    imported = import_stats("\n".join(lines), ImportKind.ZPOOL_IOSTAT_W)
+    imported = parse_stats("\n".join(lines), ImportKind.ZPOOL_IOSTAT_W)
     assert imported.skipped.count == 3
     assert imported.skipped.first_line_number == 6
     assert imported.entities[0].histograms[HistogramKind.TOTAL_WAIT_READ].count > 0
@@ -79,19 +80,19 @@ def test_counts_that_are_not_plain_digits_are_still_read() -> None:
     found = {}
     for what, cell in rows.items():
         text = "tank\n8388607\t" + "\t".join([cell] + ["0"] * 10)
-        pool = import_stats(text, ImportKind.ZPOOL_IOSTAT_W).entities[0]
+        pool = parse_stats(text, ImportKind.ZPOOL_IOSTAT_W).entities[0]
         found[what] = pool.histograms[HistogramKind.TOTAL_WAIT_READ]
     assert found["plain"].count == 5
     assert found["decimal"] == found["plain"] == found["comma"]
     negative = "tank\n8388607\t-5" + "\t0" * 10 + "\n16777215\t1" + "\t0" * 10
-    imported = import_stats(negative, ImportKind.ZPOOL_IOSTAT_W)
+    imported = parse_stats(negative, ImportKind.ZPOOL_IOSTAT_W)
     assert imported.skipped.count == 1
     assert imported.entities[0].histograms[HistogramKind.TOTAL_WAIT_READ].count == 1
 
 
 def test_an_empty_cell_is_skipped_not_read_as_zero() -> None:
     text = "tank\n8388607\t5\t\t0" + "\t0" * 8 + "\n16777215\t1" + "\t0" * 10
-    imported = import_stats(text, ImportKind.ZPOOL_IOSTAT_W)
+    imported = parse_stats(text, ImportKind.ZPOOL_IOSTAT_W)
     assert imported.skipped.count == 1
     assert imported.entities[0].histograms[HistogramKind.TOTAL_WAIT_READ].count == 1
 
@@ -119,4 +120,4 @@ def test_guess_tells_the_two_zpool_outputs_apart() -> None:
 @pytest.mark.parametrize("kind", [ImportKind.ZPOOL_IOSTAT_W, ImportKind.ZPOOL_IOSTAT_L])
 def test_text_of_another_format_fails_clearly(kind: ImportKind) -> None:
     with pytest.raises(StatsImportError, match="expected `zpool iostat"):
-        import_stats("hello world\nthis is not zpool output\n", kind)
+        parse_stats("hello world\nthis is not zpool output\n", kind)

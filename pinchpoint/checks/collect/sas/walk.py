@@ -13,17 +13,24 @@ import re
 from dataclasses import dataclass, field
 
 from pinchpoint.checks.collect.pcie import PcieWalker
+from pinchpoint.checks.parse.sysfs_values import parse_linkrate, pci_address_above
 from pinchpoint.checks.source import Source, SourceError
-from pinchpoint.checks.source.sysfs import (
-    ProblemLog,
-    SysfsReader,
-    parse_linkrate,
-    pci_address_above,
-)
+from pinchpoint.checks.source.sysfs import ProblemLog, SysfsReader
 from pinchpoint.model import ids
 from pinchpoint.model.pcie import PcieLink
 from pinchpoint.model.problems import ProblemKind
 from pinchpoint.model.sas import Phy, PhyErrorCounters
+
+__all__ = [
+    "SCSI_TYPE_DISK",
+    "SCSI_TYPE_ENCLOSURE",
+    "EndDevice",
+    "ExpanderNode",
+    "HostNode",
+    "PortNode",
+    "SasSysfsWalker",
+    "ScsiDevice",
+]
 
 PART = "sas"
 _PCI_ADDRESS = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")

@@ -14,6 +14,8 @@ from pinchpoint.checks.source import SourceError
 from pinchpoint.checks.source.sysfs import SysfsReader
 from pinchpoint.model import ids
 
+__all__ = ["SesFacts", "SlotFacts", "read_enclosure_components", "read_enclosure_id"]
+
 PART = "enclosure"
 _NOT_COMPONENTS = frozenset({"power", "subsystem", "device", "uevent", "id", "components"})
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pinchpoint.checks.collect.inventory import collect_inventory
-from pinchpoint.checks.collect.sas_presence import has_sas_hba
+from pinchpoint.checks.collect.sas.presence import has_sas_hba
 from pinchpoint.checks.source import LiveSource, SnapshotSource
 
 

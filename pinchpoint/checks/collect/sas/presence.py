@@ -5,7 +5,7 @@ transport class (mpi3mr before Linux 6.1) — the same two ways the SAS walk fin
 
 from __future__ import annotations
 
-from pinchpoint.checks.collect.sas_sysfs import SAS_DRIVERS
+from pinchpoint.checks.collect.sas.walk import SAS_DRIVERS
 from pinchpoint.checks.source import Source, SourceError
 
 

@@ -11,8 +11,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from pinchpoint.checks.collect.enclosure_class import SesFacts, SlotFacts
-from pinchpoint.checks.collect.sas_sysfs import (
+from pinchpoint.checks.collect.sas.enclosure_class import SesFacts, SlotFacts
+from pinchpoint.checks.collect.sas.walk import (
     SCSI_TYPE_DISK,
     SCSI_TYPE_ENCLOSURE,
     EndDevice,
@@ -36,6 +36,8 @@ from pinchpoint.model.sas import (
     SesDevice,
     Slot,
 )
+
+__all__ = ["FabricBuilder"]
 
 SATA_MAX_GBPS = 6.0
 # Expander chips by product id prefix: the SAS generation fixes the highest link rate.

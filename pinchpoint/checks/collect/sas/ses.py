@@ -8,17 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pinchpoint.checks.collect.enclosure_class import (
+from pinchpoint.checks.collect.sas.enclosure_class import (
     SesFacts,
     read_enclosure_components,
     read_enclosure_id,
 )
-from pinchpoint.checks.collect.sas_sysfs import SCSI_TYPE_ENCLOSURE, HostNode, PortNode, ScsiDevice
-from pinchpoint.checks.collect.ses_apply import SES_PAGES, SesPages, apply_pages, parse_page
+from pinchpoint.checks.collect.sas.ses_apply import SES_PAGES, SesPages, apply_pages, parse_page
+from pinchpoint.checks.collect.sas.walk import SCSI_TYPE_ENCLOSURE, HostNode, PortNode, ScsiDevice
 from pinchpoint.checks.source import Source
 from pinchpoint.checks.source.commands import Command
 from pinchpoint.checks.source.sysfs import ProblemLog, SysfsReader
 from pinchpoint.model.problems import ProblemKind
+
+__all__ = ["SG_SES_TIMEOUT_S", "collect_ses_facts", "ses_devices", "sg_ses_command"]
 
 PART = "ses"
 SG_SES_TIMEOUT_S = 15.0

@@ -9,11 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pinchpoint.checks.collect.enclosure_class import SesFacts, SlotFacts
-from pinchpoint.checks.parse.ses_pages import (
-    PAGE_PARSERS,
-    SesParseError,
-)
+from pinchpoint.checks.collect.sas.enclosure_class import SesFacts, SlotFacts
+from pinchpoint.checks.parse.ses import PAGE_PARSERS, SesParseError
 from pinchpoint.model.ses import (
     SesAdditionalElement,
     SesAdditionalStatus,
@@ -23,6 +20,8 @@ from pinchpoint.model.ses import (
     SesNicknames,
     is_slot_type,
 )
+
+__all__ = ["SES_PAGES", "SesPages", "apply_pages", "parse_page"]
 
 SES_PAGES = ("cf", "snic", "ed", "es", "aes")
 

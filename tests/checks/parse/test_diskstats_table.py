@@ -1,6 +1,6 @@
-"""The live sampler's raw tables: the same counters as `parse_diskstats`, the same figures as
-`interval_figures` (real 14-, 18- and 20-field files, wraps, resets, devices coming and going,
-bad lines), the ranking of `stats watch`, and real ticks on this host's /proc/diskstats.
+"""The raw tables of `parse_diskstats_table`: the same counters as the models, the same figures
+as `interval_figures` (real 14-, 18- and 20-field files, wraps, resets, devices coming and going,
+bad lines), and the ranking of `stats watch`.
 
 Second samples are the real fixture files with stated deltas added (`grown`); bad input is
 written here from their lines (see tests/fixtures/diskstats/SOURCES.md)."""
@@ -8,18 +8,15 @@ written here from their lines (see tests/fixtures/diskstats/SOURCES.md)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 from fixture_paths import FIXTURES as ALL_FIXTURES
 
-from pinchpoint.checks.collect.diskstats import parse_diskstats
-from pinchpoint.checks.collect.diskstats_live import (
+from pinchpoint.checks.parse.diskstats import (
     ROW,
     DiskstatsTable,
-    LiveSampler,
+    parse_diskstats,
     parse_diskstats_table,
-    read_diskstats_table,
     table_sample,
 )
 from pinchpoint.model.problems import ProblemKind
@@ -226,15 +223,6 @@ def test_a_separator_like_name_does_not_fool_the_bulk_parse() -> None:
     assert ";" in t.names and t.problems == [] and len(t.names) == 15
 
 
-def test_unreadable_file_is_an_empty_table_with_the_problem(tmp_path: Path) -> None:
-    t = read_diskstats_table(str(tmp_path / "nothing"))
-    assert t.names == [] and t.problems[0].kind is ProblemKind.UNREADABLE
-    assert "no block device counters" in t.problems[0].reason
-    figures = table_interval_figures(t, table(UBUNTU_20, t.monotonic_s + 1))
-    assert figures.devices == [] and len(figures.appeared) == 15
-    assert any("no block device counters" in p for p in figures.problems)
-
-
 # --- ranking -----------------------------------------------------------------------------------
 
 
@@ -279,25 +267,3 @@ def test_ranking_with_devices_appearing_and_vanishing() -> None:
     after = grown(UBUNTU_20, only={"sda", "loop0", "dm-0"}).replace(" sr0 ", " sr1 ")
     got = busiest_devices(table(before, 0.0), table(after, 10.0))
     assert got == reference_order(before, after) and set(got) == {"sda", "dm-0"}
-
-
-# --- live --------------------------------------------------------------------------------------
-
-
-def test_two_real_ticks_on_this_host() -> None:
-    sampler = LiveSampler()
-    assert sampler.sample() is None
-    first = sampler.tick()
-    Path("/proc/diskstats").read_bytes()  # some work between the ticks
-    second = sampler.tick()
-    assert sampler.previous is first and sampler.current is second
-    assert first.names and first.problems == [] and second.monotonic_s > first.monotonic_s
-    figures = table_interval_figures(first, second)
-    assert figures.interval_s > 0 and len(figures.devices) == len(second.names)
-    assert all(f.r_s >= 0 and f.util >= 0 for f in figures.devices)
-    shown = busiest_devices(first, second, 5)
-    assert len(shown) <= 5 and set(shown) <= set(second.names)
-    whole = sampler.sample()
-    assert whole is not None and [d.device for d in whole.devices] == second.names
-    devices, _ = parse_diskstats(Path("/proc/diskstats").read_text())
-    assert {d.device for d in devices} == set(second.names)

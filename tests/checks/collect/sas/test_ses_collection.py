@@ -11,8 +11,8 @@ import pytest
 from fixture_paths import FIXTURES
 from tool_stubs import fake_tool_dir
 
-from pinchpoint.checks.collect import ses
 from pinchpoint.checks.collect.inventory import collect_inventory
+from pinchpoint.checks.collect.sas import ses
 from pinchpoint.checks.source import LiveSource, SnapshotSource
 from pinchpoint.checks.source.commands import Command, CommandResult
 from pinchpoint.model.problems import ProblemKind

@@ -107,7 +107,7 @@ def disk_path_summary(disks: list[Disk]) -> str:
     """`24 disks, 2 paths each` or `24 disks: 23 × 2 paths, 1 × 1 path (slot 5)`."""
     if not disks:
         return "no disks"
-    counts = Counter(d.path_count for d in disks)
+    counts = Counter(d.hba_ports for d in disks)
     if len(counts) == 1:
         (paths,) = counts
         return f"{len(disks)} disks, {paths} path{'s' if paths != 1 else ''} each"
@@ -116,7 +116,7 @@ def disk_path_summary(disks: list[Disk]) -> str:
     for paths, count in sorted(counts.items(), reverse=True):
         text = f"{count} × {paths} path{'s' if paths != 1 else ''}"
         if paths != common:
-            slots = sorted(d.slot for d in disks if d.path_count == paths and d.slot is not None)
+            slots = sorted(d.slot for d in disks if d.hba_ports == paths and d.slot is not None)
             if slots:
                 text += f" (slot{'s' if len(slots) > 1 else ''} {', '.join(map(str, slots[:12]))}"
                 text += "…)" if len(slots) > 12 else ")"
@@ -133,7 +133,7 @@ def enclosure_label(enc: Enclosure, disks: list[Disk], position: int | None = No
     if model:
         label.append(f"  {model}")
     label.append("  ")
-    label.append_text(paths_text(enc.paths, enc.paths_expected))
+    label.append_text(paths_text(enc.hba_ports, enc.hba_ports_expected))
     occupied = sum(1 for s in enc.slots if s.occupied)
     slots = enc.bay_count or len(enc.slots)
     label.append(f"  slots {occupied}/{slots} occupied  {disk_path_summary(disks)}")
@@ -211,7 +211,7 @@ def fabric_tree(inventory: Inventory) -> Tree:
             hba_node.add(
                 Text(
                     f"direct-attached disk {disk.vendor or ''} {disk.model or ''} "
-                    f"{disk.wwid or disk.id}  paths {disk.path_count}"
+                    f"{disk.wwid or disk.id}  paths {disk.hba_ports}"
                 )
             )
     return tree
@@ -254,7 +254,7 @@ def enclosure_table(fabric: SasFabric) -> Table:
             " ".join(x for x in (enc.vendor, enc.product) if x),
             enc.logical_id,
             "\n".join(positions.get(enc.id, ["—"])),
-            paths_text(enc.paths, enc.paths_expected),
+            paths_text(enc.hba_ports, enc.hba_ports_expected),
             disk_path_summary(disks.get(enc.id, [])),
         )
     return table
@@ -279,7 +279,7 @@ def disk_table(inventory: Inventory) -> Table:
             (disk_slot_name(disk, enclosure) if enclosure else None) or "",
             " ".join(x for x in (disk.vendor, disk.model) if x),
             disk.wwid or disk.id,
-            str(disk.path_count),
+            str(disk.hba_ports),
             " ".join(p.block_device or p.sg_device or p.hctl for p in disk.paths),
             verdicts.get(disk.id, "not read"),
         )

@@ -159,9 +159,9 @@ class Enclosure(BaseModel):
     # Distinct routes reaching it: HBA port ids, or `hba:…/target:<SAS address>` where the
     # driver shows no ports (mpi3mr without the SAS transport class).
     hba_port_ids: list[str] = Field(default_factory=list)
-    paths: int = 0
-    paths_expected: int = 1
-    paths_expected_reason: str = ""
+    hba_ports: int = 0  # distinct routes above: what "single-pathed" counts
+    hba_ports_expected: int = 1  # what its I/O modules are built for
+    hba_ports_expected_reason: str = ""
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -204,8 +204,8 @@ class Disk(BaseModel):
     enclosure_id: str | None = None
     slot: int | None = None
     direct_attached: bool = False  # cabled to the HBA without an expander
-    paths: list[DiskPath] = Field(default_factory=list)
-    path_count: int = 0  # distinct HBA ports reaching it
+    paths: list[DiskPath] = Field(default_factory=list)  # one per SCSI device (sdX) it shows as
+    hba_ports: int = 0  # distinct HBA ports reaching it (its paths may cross one port twice)
 
 
 class Chain(BaseModel):

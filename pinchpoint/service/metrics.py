@@ -126,7 +126,7 @@ def _sas(out: _Families, inventory: Inventory) -> None:
     out.set("pinchpoint_enclosures", "Enclosures (JBODs) found.", len(sas.enclosures))
     out.set("pinchpoint_disks", "SAS and SATA disks behind the HBAs.", len(sas.disks))
     out.set("pinchpoint_disk_paths", "Paths to those disks, all together.", sas.path_count)
-    by_hba_ports = Counter(d.path_count for d in sas.disks)  # `Disk.path_count`: HBA ports
+    by_hba_ports = Counter(d.hba_ports for d in sas.disks)  # `Disk.hba_ports`: HBA ports
     for hba_ports, count in sorted(by_hba_ports.items()):
         out.set(
             "pinchpoint_disks_by_hba_ports",
@@ -151,28 +151,28 @@ def _sas(out: _Families, inventory: Inventory) -> None:
         out.set(
             "pinchpoint_enclosure_hba_ports",
             "Distinct HBA ports reaching the enclosure.",
-            enclosure.paths,
+            enclosure.hba_ports,
             labels,
         )
         out.set(
             "pinchpoint_enclosure_hba_ports_expected",
             "HBA ports that should reach the enclosure (its I/O modules, or the configured "
             "number).",
-            enclosure.paths_expected,
+            enclosure.hba_ports_expected,
             labels,
         )
         out.set(
             "pinchpoint_enclosure_paths",
             f"{DEPRECATED}pinchpoint_enclosure_hba_ports. "
             "Distinct HBA ports reaching the enclosure.",
-            enclosure.paths,
+            enclosure.hba_ports,
             labels,
         )
         out.set(
             "pinchpoint_enclosure_paths_expected",
             f"{DEPRECATED}pinchpoint_enclosure_hba_ports_expected. "
             "HBA ports that should reach the enclosure.",
-            enclosure.paths_expected,
+            enclosure.hba_ports_expected,
             labels,
         )
         slots = enclosure.bay_count if enclosure.bay_count is not None else len(enclosure.slots)

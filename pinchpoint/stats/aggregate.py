@@ -379,13 +379,13 @@ class _Levels:
         for disk in self.inventory.sas.disks:
             devices = self.measured.entity_devices(disk.id)
             names = "+".join(sorted(a.name for a, _ in devices)) or "no figures"
-            noun = "path" if disk.path_count == 1 else "paths"
+            noun = "path" if disk.hba_ports == 1 else "paths"
             level.groups.append(
                 self.group(
                     GroupLevel.DISK,
                     disk.id,
                     disk_name(disk, self.enclosure_by_id.get(disk.enclosure_id or "")),
-                    f"{disk.path_count} {noun} ({names})",
+                    f"{disk.hba_ports} {noun} ({names})",
                     [disk.id],
                     devices,
                 )
@@ -401,9 +401,10 @@ class _Levels:
             members = [d.id for d in self.inventory.sas.disks if d.enclosure_id == enclosure.id]
             depths = sorted({c.enclosure_count for c in chains if enclosure.id in c.enclosure_ids})
             chain_text = "/".join(str(d) for d in depths) or "?"
-            noun = "path" if enclosure.paths == 1 else "paths"
+            noun = "path" if enclosure.hba_ports == 1 else "paths"
             detail = (
-                f"{enclosure.paths} {noun} of {enclosure.paths_expected}, chain of {chain_text}"
+                f"{enclosure.hba_ports} {noun} of {enclosure.hba_ports_expected}, "
+                f"chain of {chain_text}"
             )
             level.groups.append(
                 self.group(

@@ -110,13 +110,15 @@ def test_inventory_resources(demo_server: Server) -> None:
         hbas = client.get("/v1/inventory/hbas").json()
         one = client.get(f"/v1/inventory/enclosures/{enclosures[0]['id']}").json()
         disks = client.get("/v1/inventory/disks", params={"limit": 10}).json()
-        single = client.get("/v1/inventory/disks", params={"paths": 1, "limit": 2000}).json()
+        single = client.get("/v1/inventory/disks", params={"hba_ports": 1, "limit": 2000}).json()
+        old_name = client.get("/v1/inventory/disks", params={"paths": 1, "limit": 2000}).json()
         disk = client.get(f"/v1/inventory/disks/{disks['items'][0]['id']}").json()
         nics = client.get("/v1/inventory/nics")
         fc = client.get("/v1/inventory/fc-ports")
         multipath = client.get("/v1/inventory/multipath")
         unknown = client.get("/v1/inventory/enclosures/nope")
     assert len(enclosures) >= 6 and hbas
+    assert old_name == single  # the deprecated name of the filter, until 0.3.0
     assert one["id"] == enclosures[0]["id"]
     assert len(disks["items"]) == 10 and disks["total"] > 10
     single_enclosures = {d["enclosure_id"] for d in single["items"]}
@@ -132,9 +134,9 @@ def test_maintenance_view_shows_paths_per_enclosure(demo_server: Server) -> None
         view = client.get("/v1/maintenance/enclosures").json()
     for enclosure in view:
         single = enclosure["name"][-3:] in SINGLE_PATHED
-        assert enclosure["paths"] == (1 if single else 2), enclosure["name"]
-        assert enclosure["paths_expected"] == 2
-        assert len(enclosure["cabling"]) == enclosure["paths"]
+        assert enclosure["hba_ports"] == (1 if single else 2), enclosure["name"]
+        assert enclosure["hba_ports_expected"] == 2
+        assert len(enclosure["cabling"]) == enclosure["hba_ports"]
         assert enclosure["slots"] and enclosure["slots_occupied"] > 0
         rules = {f["rule"] for f in enclosure["findings"]}
         assert ("sas.enclosure.single_path" in rules) is single

@@ -97,7 +97,7 @@ def test_the_inventory_reads_both_shapes(scenario: Callable[[str], Path]) -> Non
     assert (wide.width, wide.phys_up) == (4, 3)
     disabled = next(p for p in wide.phys if p.phy_identifier == 5)
     assert (disabled.negotiated_text, disabled.enabled) == ("Phy disabled", False)
-    assert all(d.path_count == 2 for d in inventory.sas.disks)  # 3 lanes still carry them
+    assert all(d.hba_ports == 2 for d in inventory.sas.disks)  # 3 lanes still carry them
 
 
 # -- phy error counters ----------------------------------------------------------------------

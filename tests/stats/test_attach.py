@@ -51,7 +51,7 @@ def small_inventory() -> Inventory:
             enclosure_id="enclosure:1",
             slot=0,
             paths=[_path(DUAL, PORT_A, "1:0:0:0", "sda"), _path(DUAL, PORT_B, "1:0:9:0", "sdc")],
-            path_count=2,
+            hba_ports=2,
         ),
         Disk(
             id=SINGLE,
@@ -60,7 +60,7 @@ def small_inventory() -> Inventory:
             enclosure_id="enclosure:2",
             slot=3,
             paths=[_path(SINGLE, PORT_A, "1:0:1:0", "sdb")],
-            path_count=1,
+            hba_ports=1,
         ),
     ]
     sas = SasFabric(
@@ -78,8 +78,8 @@ def small_inventory() -> Inventory:
             )
         ],
         enclosures=[
-            Enclosure(id="enclosure:1", logical_id="0x1", nickname="JBOD-001", paths=2),
-            Enclosure(id="enclosure:2", logical_id="0x2", nickname="JBOD-002", paths=1),
+            Enclosure(id="enclosure:1", logical_id="0x1", nickname="JBOD-001", hba_ports=2),
+            Enclosure(id="enclosure:2", logical_id="0x2", nickname="JBOD-002", hba_ports=1),
         ],
         chains=[
             Chain(

@@ -26,7 +26,7 @@ def two_path_disk() -> Disk:
         DiskPath(id=f"path:{dev}", hba_id="hba:1", hctl=f"0:0:{n}:0", block_device=dev)
         for n, dev in enumerate(("sdb", "sdc"))
     ]
-    return Disk(id="disk:1", wwid="naa.5000cca2aabbccdd", paths=paths, path_count=2)
+    return Disk(id="disk:1", wwid="naa.5000cca2aabbccdd", paths=paths, hba_ports=2)
 
 
 def figures(device: str, **values: float) -> DeviceFigures:

@@ -19,7 +19,9 @@ def test_topology_tree_holds_every_enclosure_with_paths_and_findings(web_server:
     view = answer.json()
     names = {e["name"]: e for e in view["enclosures"]}
     assert len(names) == 6
-    assert {n for n, e in names.items() if e["paths"] < e["paths_expected"]} == SINGLE_PATHED
+    assert {
+        n for n, e in names.items() if e["hba_ports"] < e["hba_ports_expected"]
+    } == SINGLE_PATHED
     assert all(names[n]["worst"] == "critical" for n in SINGLE_PATHED)
     assert all(len(e["slots"]) == 24 for e in names.values())
     chained = {
@@ -56,7 +58,7 @@ def test_enclosure_view_shows_the_uncabled_io_module(web_server: Server) -> None
         double = client.get("/v1/views/enclosures/JBOD-001").json()
     assert [m["seen"] for m in single["io_modules"]] == [True, False]
     assert [len(m["cabled_to"]) for m in double["io_modules"]] == [1, 1]
-    assert {b["slot"]["paths"] for b in single["bays"]} == {1}
+    assert {b["slot"]["hba_ports"] for b in single["bays"]} == {1}
     assert {len(b["disk_paths"]) for b in double["bays"]} == {2}
     assert single["locate_refusal"] and "demo" in single["locate_refusal"]
     assert all(b["health"]["verdict"] == "passed" for b in double["bays"])

@@ -78,7 +78,13 @@ async def disks(
     host: HostQuery = None,
     enclosure: Annotated[str | None, Query(description="Enclosure id")] = None,
     hba: Annotated[str | None, Query(description="HBA id: disks with a path through it")] = None,
-    paths: Annotated[int | None, Query(ge=0, description="Exactly this many paths")] = None,
+    hba_ports: Annotated[
+        int | None, Query(ge=0, description="Reached through exactly this many HBA ports")
+    ] = None,
+    paths: Annotated[
+        int | None,
+        Query(ge=0, deprecated=True, description="Old name of `hba_ports` (until 0.3.0)"),
+    ] = None,
     rotational: bool | None = None,
     model: Annotated[str | None, Query(description="Part of the model name")] = None,
     limit: Annotated[int, Query(ge=1, le=2000)] = 200,
@@ -86,12 +92,13 @@ async def disks(
 ) -> Page[Disk]:
     """Disks with their paths, filtered and paged."""
     inventory = (await _view(service, host))[1]
+    hba_ports = hba_ports if hba_ports is not None else paths
     chosen = [
         d
         for d in inventory.sas.disks
         if (enclosure is None or d.enclosure_id == enclosure)
         and (hba is None or any(p.hba_id == hba for p in d.paths))
-        and (paths is None or d.path_count == paths)
+        and (hba_ports is None or d.hba_ports == hba_ports)
         and (rotational is None or d.rotational is rotational)
         and (model is None or model.lower() in (d.model or "").lower())
     ]

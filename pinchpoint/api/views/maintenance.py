@@ -44,8 +44,8 @@ class SlotView(BaseModel):
     status: str | None = None
     disk_id: str | None = None
     disk: str | None = None  # "HGST HUH721212AL5200 8HK1ZT4H"
-    paths: int | None = None  # distinct HBA ports reaching the disk
-    paths_expected: int | None = None
+    hba_ports: int | None = None  # distinct HBA ports reaching the disk
+    hba_ports_expected: int | None = None
 
 
 class FindingBrief(BaseModel):
@@ -67,9 +67,9 @@ class EnclosureMaintenance(BaseModel):
     vendor: str | None = None
     product: str | None = None
     serial: str | None = None
-    paths: int
-    paths_expected: int
-    paths_expected_reason: str = ""
+    hba_ports: int
+    hba_ports_expected: int
+    hba_ports_expected_reason: str = ""
     io_modules: int | None = None
     cabling: list[CableEnd] = Field(default_factory=list)
     bay_count: int | None = None
@@ -125,8 +125,8 @@ def slot_view(slot: Slot, disk: Disk | None, enclosure: Enclosure) -> SlotView:
         status=slot.status,
         disk_id=slot.disk_id,
         disk=disk_label(disk) if disk is not None else None,
-        paths=disk.path_count if disk is not None else None,
-        paths_expected=enclosure.paths_expected if disk is not None else None,
+        hba_ports=disk.hba_ports if disk is not None else None,
+        hba_ports_expected=enclosure.hba_ports_expected if disk is not None else None,
     )
 
 
@@ -178,9 +178,9 @@ def enclosure_maintenance(
                 vendor=enclosure.vendor,
                 product=enclosure.product,
                 serial=enclosure.serial,
-                paths=enclosure.paths,
-                paths_expected=enclosure.paths_expected,
-                paths_expected_reason=enclosure.paths_expected_reason,
+                hba_ports=enclosure.hba_ports,
+                hba_ports_expected=enclosure.hba_ports_expected,
+                hba_ports_expected_reason=enclosure.hba_ports_expected_reason,
                 io_modules=enclosure.io_modules,
                 cabling=cabling,
                 bay_count=enclosure.bay_count,

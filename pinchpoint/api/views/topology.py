@@ -67,8 +67,8 @@ class EnclosureNode(BaseModel):
     id: str
     name: str
     product: str | None = None
-    paths: int
-    paths_expected: int
+    hba_ports: int
+    hba_ports_expected: int
     bay_count: int | None = None
     worst: Severity | None = None
     findings: list[str] = Field(default_factory=list)  # titles of its open findings
@@ -431,8 +431,8 @@ def topology_view(
                 id=enclosure.id,
                 name=enclosure.name,
                 product=" ".join(p for p in (enclosure.vendor, enclosure.product) if p) or None,
-                paths=enclosure.paths,
-                paths_expected=enclosure.paths_expected,
+                hba_ports=enclosure.hba_ports,
+                hba_ports_expected=enclosure.hba_ports_expected,
                 bay_count=enclosure.bay_count,
                 worst=index.worst(mine),
                 findings=[f.title for f in index.of(enclosure.id)],

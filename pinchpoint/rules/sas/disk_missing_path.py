@@ -29,28 +29,28 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         peers = [d for d in alike if d.id != disk.id]
         if not peers:
             continue
-        expected = max(d.path_count for d in peers)
-        if disk.path_count >= expected:
+        expected = max(d.hba_ports for d in peers)
+        if disk.hba_ports >= expected:
             continue
         own = {p.hba_port_id for p in disk.paths if p.hba_port_id}
         reached = {p.hba_port_id for d in peers for p in d.paths if p.hba_port_id}
         missing = sorted(reached - own)
         ref = disk_ref(disk, inventory)
-        with_all = sum(1 for d in peers if d.path_count == expected)
+        with_all = sum(1 for d in peers if d.hba_ports == expected)
         summary = (
-            f"{ref.name} is reached through {disk.path_count} HBA port(s) where {with_all} other "
+            f"{ref.name} is reached through {disk.hba_ports} HBA port(s) where {with_all} other "
             f"disks of its enclosure have {expected}"
         )
         if missing:
             summary += f"; missing: {and_join([ports.name(p) for p in missing])}"
         yield Hit(
             entity=ref,
-            title=f"{ref.name} has {disk.path_count} of {expected} paths",
+            title=f"{ref.name} has {disk.hba_ports} of {expected} paths",
             evidence=[
                 Evidence(
                     summary=summary,
                     facts=[
-                        Fact(name="paths", value=disk.path_count, unit="HBA ports"),
+                        Fact(name="paths", value=disk.hba_ports, unit="HBA ports"),
                         Fact(name="paths of its peers", value=expected, unit="HBA ports"),
                         Fact(name="disk ports", value=len(disk.port_sas_addresses)),
                         *[Fact(name="not reached through", value=ports.name(p)) for p in missing],

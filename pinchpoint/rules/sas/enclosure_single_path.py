@@ -23,7 +23,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     ports = context.derived(hba_ports)
     chains = context.derived(daisy_chains)
     for enclosure in inventory.sas.enclosures:
-        if enclosure.paths >= enclosure.paths_expected:
+        if enclosure.hba_ports >= enclosure.hba_ports_expected:
             continue
         ref = enclosure_ref(enclosure)
         chain_ports = [
@@ -36,8 +36,9 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         present = [ports.name(p) for p in enclosure.hba_port_ids]
         modules = len(enclosure.ses_devices)
         summary = (
-            f"{enclosure.name} is reached through {enclosure.paths} of {enclosure.paths_expected} "
-            f"expected HBA ports ({enclosure.paths_expected_reason})"
+            f"{enclosure.name} is reached through {enclosure.hba_ports} of "
+            f"{enclosure.hba_ports_expected} expected HBA ports "
+            f"({enclosure.hba_ports_expected_reason})"
         )
         if present:
             summary += f"; only through {and_join(present)}"
@@ -47,8 +48,8 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                 "does not reach it"
             )
         facts = [
-            Fact(name="paths present", value=enclosure.paths, unit="HBA ports"),
-            Fact(name="paths expected", value=enclosure.paths_expected, unit="HBA ports"),
+            Fact(name="paths present", value=enclosure.hba_ports, unit="HBA ports"),
+            Fact(name="paths expected", value=enclosure.hba_ports_expected, unit="HBA ports"),
             Fact(name="I/O modules answering", value=modules),
         ]
         facts += [Fact(name="reached through", value=ports.name(p)) for p in enclosure.hba_port_ids]
@@ -56,7 +57,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         peers = [
             enclosure_ref(e)
             for e in inventory.sas.enclosures
-            if e.id != enclosure.id and e.paths >= e.paths_expected
+            if e.id != enclosure.id and e.hba_ports >= e.hba_ports_expected
         ]
         evidence = [Evidence(summary=summary, facts=facts, peers=peers)]
         queue = _queue_evidence(enclosure, context)
@@ -64,7 +65,10 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
             evidence.append(queue)
         yield Hit(
             entity=ref,
-            title=f"{enclosure.name} has {enclosure.paths} of {enclosure.paths_expected} SAS paths",
+            title=(
+                f"{enclosure.name} has {enclosure.hba_ports} of {enclosure.hba_ports_expected} "
+                "SAS paths"
+            ),
             evidence=evidence,
         )
 

@@ -15,7 +15,7 @@ def test_an_enclosure_with_one_of_two_paths_names_the_port_that_does_not_reach_i
     kept = "hba:0000:03:00.0/connector:0"
     assert kept in jbod.hba_port_ids and len(jbod.hba_port_ids) == 2
     jbod.hba_port_ids = [kept]
-    jbod.paths = 1
+    jbod.hba_ports = 1
     findings, _ = run(inventory)
     single = of_rule(findings, "sas.enclosure.single_path")
     assert [f.entity.name for f in single] == ["JBOD-012"]

@@ -500,7 +500,7 @@ class FabricBuilder:
                         disk.enclosure_id = ids.enclosure_id(place[0])
                         disk.slot = place[1]
             self._add_ses_port_addresses(disk)
-            disk.path_count = len({path_route(p) for p in disk.paths})
+            disk.hba_ports = len({path_route(p) for p in disk.paths})
             disks.append(disk)
         return sorted(
             disks,
@@ -580,18 +580,18 @@ class FabricBuilder:
                 ports[enc.id].update(ses.hba_port_ids)
             enc.hba_port_ids = sorted(ports.get(enc.id, set()))
             # Behind a driver that hides ports, a disk's own path count is the best evidence.
-            widest = max((d.path_count for d in disks if d.enclosure_id == enc.id), default=0)
-            enc.paths = max(len(enc.hba_port_ids), widest)
+            widest = max((d.hba_ports for d in disks if d.enclosure_id == enc.id), default=0)
+            enc.hba_ports = max(len(enc.hba_port_ids), widest)
         disks_by_enc: dict[str, list[Disk]] = defaultdict(list)
         for disk in disks:
             if disk.enclosure_id:
                 disks_by_enc[disk.enclosure_id].append(disk)
         for enc in enclosures:
-            enc.paths_expected, enc.paths_expected_reason = self._expected_paths(
+            enc.hba_ports_expected, enc.hba_ports_expected_reason = self._expected_hba_ports(
                 enc, enclosures, disks_by_enc.get(enc.id, [])
             )
 
-    def _expected_paths(
+    def _expected_hba_ports(
         self, enc: Enclosure, enclosures: list[Enclosure], disks: list[Disk]
     ) -> tuple[int, str]:
         """How many HBA ports this enclosure is built to be reached through, and why."""
@@ -612,8 +612,8 @@ class FabricBuilder:
             for e in enclosures
             if e.id != enc.id and e.product and e.product == enc.product and e.vendor == enc.vendor
         ]
-        if peers and max(e.paths for e in peers) >= 2:
-            best = max(e.paths for e in peers)
+        if peers and max(e.hba_ports for e in peers) >= 2:
+            best = max(e.hba_ports for e in peers)
             return (
                 best,
                 f"other {enc.vendor} {enc.product} enclosures here have {best} HBA port paths",

@@ -85,7 +85,7 @@ def test_the_three_jbod_disks_sit_in_their_bays_with_one_path(inventory: Invento
     assert seagate.paths[0].block_device == "sdv"
     assert seagate.paths[0].sg_device == "sg23"
     assert seagate.size_bytes == 15628053168 * 512
-    assert all(d.path_count == 1 for d in disks.values())
+    assert all(d.hba_ports == 1 for d in disks.values())
 
 
 def test_the_direct_attached_ssd_is_not_in_any_enclosure(inventory: Inventory) -> None:
@@ -114,10 +114,10 @@ def test_chains_count_enclosures_not_expanders(inventory: Inventory) -> None:
     assert lone.switch_ids == ["expander:0x5003048001e8967f"]
 
 
-def test_the_enclosure_path_count_is_one_of_one(inventory: Inventory) -> None:
+def test_the_enclosure_hba_port_count_is_one_of_one(inventory: Inventory) -> None:
     (enclosure,) = inventory.sas.enclosures
-    assert enclosure.paths == 1
-    assert enclosure.paths_expected == 1
+    assert enclosure.hba_ports == 1
+    assert enclosure.hba_ports_expected == 1
     assert enclosure.hba_port_ids == [f"{HBA}/connector:2"]
 
 

@@ -64,22 +64,22 @@ def test_demo_has_three_hbas_six_jbods_and_144_disks(demo: Inventory) -> None:
 def test_demo_jbods_003_and_012_have_one_path_of_two(demo: Inventory) -> None:
     enclosures = by_name(demo)
     for name in ("JBOD-003", "JBOD-012"):
-        assert (enclosures[name].paths, enclosures[name].paths_expected) == (1, 2)
-        assert "SAS expanders" in enclosures[name].paths_expected_reason
+        assert (enclosures[name].hba_ports, enclosures[name].hba_ports_expected) == (1, 2)
+        assert "SAS expanders" in enclosures[name].hba_ports_expected_reason
     for name in ("JBOD-001", "JBOD-002", "JBOD-007", "JBOD-00B"):
-        assert (enclosures[name].paths, enclosures[name].paths_expected) == (2, 2)
+        assert (enclosures[name].hba_ports, enclosures[name].hba_ports_expected) == (2, 2)
 
 
-def test_demo_disks_carry_their_enclosure_path_count(demo: Inventory) -> None:
+def test_demo_disks_carry_their_enclosure_hba_port_count(demo: Inventory) -> None:
     enclosures = {e.id: e.name for e in demo.sas.enclosures}
     per_enclosure = Counter(
-        (enclosures[d.enclosure_id], d.path_count) for d in demo.sas.disks if d.enclosure_id
+        (enclosures[d.enclosure_id], d.hba_ports) for d in demo.sas.disks if d.enclosure_id
     )
     assert per_enclosure[("JBOD-003", 1)] == 24
     assert per_enclosure[("JBOD-012", 1)] == 24
     assert per_enclosure[("JBOD-001", 2)] == 24
     dual = demo.sas.disks[0]
-    assert len({p.target_sas_address for p in dual.paths}) == dual.path_count
+    assert len({p.target_sas_address for p in dual.paths}) == dual.hba_ports
 
 
 def test_demo_chains_are_four_and_two_deep_in_cabling_order(demo: Inventory) -> None:
@@ -120,8 +120,8 @@ def test_demo_hbas_sit_on_their_numa_nodes(demo: Inventory) -> None:
 
 def test_all_dual_pathed_has_no_short_enclosure(tmp_path: Path) -> None:
     inventory = scenario(tmp_path, "all_dual_pathed")
-    assert all((e.paths, e.paths_expected) == (2, 2) for e in inventory.sas.enclosures)
-    assert all(d.path_count == 2 for d in inventory.sas.disks)
+    assert all((e.hba_ports, e.hba_ports_expected) == (2, 2) for e in inventory.sas.enclosures)
+    assert all(d.hba_ports == 2 for d in inventory.sas.disks)
 
 
 def test_three_chains_of_two_use_six_ports(tmp_path: Path) -> None:
@@ -147,18 +147,18 @@ def test_a_4u60_with_three_expanders_per_iom_is_one_enclosure_one_hop(tmp_path: 
     (enclosure,) = inventory.sas.enclosures
     assert enclosure.bay_count == 60
     assert len(enclosure.expander_ids) == 6
-    assert (enclosure.paths, enclosure.paths_expected) == (2, 2)
+    assert (enclosure.hba_ports, enclosure.hba_ports_expected) == (2, 2)
     assert all(c.depth == 1 for c in inventory.sas.chains)
     assert len(inventory.sas.disks) == 60
 
 
 def test_one_disk_missing_one_path_is_visible_on_that_disk_only(tmp_path: Path) -> None:
     inventory = scenario(tmp_path, "disk_missing_one_path")
-    short = [d for d in inventory.sas.disks if d.path_count == 1]
+    short = [d for d in inventory.sas.disks if d.hba_ports == 1]
     assert len(short) == 1
     assert short[0].slot == 5
     enclosure = next(e for e in inventory.sas.enclosures if e.id == short[0].enclosure_id)
-    assert (enclosure.name, enclosure.paths, enclosure.paths_expected) == ("JBOD-B", 2, 2)
+    assert (enclosure.name, enclosure.hba_ports, enclosure.hba_ports_expected) == ("JBOD-B", 2, 2)
 
 
 def test_a_degraded_hba_phy_shows_its_rate_and_what_both_ends_could_do(tmp_path: Path) -> None:
@@ -187,7 +187,7 @@ def test_an_hba_without_sas_transport_still_shows_disks_and_enclosure(tmp_path: 
     assert not hba.sas_transport
     assert hba.ports == []
     (enclosure,) = inventory.sas.enclosures
-    assert (enclosure.paths, enclosure.paths_expected) == (2, 2)
+    assert (enclosure.hba_ports, enclosure.hba_ports_expected) == (2, 2)
     assert len(inventory.sas.disks) == 24
     assert "registers no SAS transport class" in "\n".join(p.reason for p in inventory.problems)
 
@@ -196,7 +196,7 @@ def test_single_pathed_disks_still_show_both_ports_from_ses(demo: Inventory) -> 
     """Port B of a dual-ported disk in JBOD-003 has no path, but SES lists its address."""
     jbod = by_name(demo)["JBOD-003"]
     disks = [d for d in demo.sas.disks if d.enclosure_id == jbod.id]
-    assert all(d.path_count == 1 for d in disks)
+    assert all(d.hba_ports == 1 for d in disks)
     assert all(len(d.port_sas_addresses) == 2 for d in disks)
     assert all(d.serial for d in disks)
     assert jbod.serial

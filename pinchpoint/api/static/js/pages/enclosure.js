@@ -34,7 +34,7 @@ export async function render(root, { params, navigate }) {
   const select = (bay) => drawBay(root, view, bay);
   drawBays(root, view, select);
   drawLocate(root, view, null);
-  select(view.bays.find((b) => b.slot.paths != null && b.slot.paths < b.slot.paths_expected) || view.bays[0]);
+  select(view.bays.find((b) => b.slot.hba_ports != null && b.slot.hba_ports < b.slot.hba_ports_expected) || view.bays[0]);
   root.dataset.ready = "true";
 }
 
@@ -42,7 +42,7 @@ function drawPicker(element, enclosures, chosen) {
   fill(
     element,
     enclosures.map((e) => {
-      const low = e.paths < e.paths_expected;
+      const low = e.hba_ports < e.hba_ports_expected;
       return h(
         "a",
         {
@@ -67,7 +67,7 @@ function drawPaths(element, m, view) {
   fill(
     element,
     h("dt", {}, "SAS paths"),
-    h("dd", { dataset: { slot: "enclosure-paths" } }, pathsText(m.paths, m.paths_expected), m.paths_expected_reason ? h("span", { class: "hint" }, ` (${m.paths_expected_reason})`) : null),
+    h("dd", { dataset: { slot: "enclosure-paths" } }, pathsText(m.hba_ports, m.hba_ports_expected), m.hba_ports_expected_reason ? h("span", { class: "hint" }, ` (${m.hba_ports_expected_reason})`) : null),
     h("dt", {}, "I/O modules"),
     h("dd", {}, m.io_modules ?? "unknown"),
     h("dt", {}, "Queue per disk"),
@@ -146,7 +146,7 @@ function drawFindings(element, findings) {
 function bayState(s) {
   if (!s.occupied) return ["empty", "○ empty"];
   if (s.fault) return ["fault", "✖ FAULT"];
-  if (s.paths != null && s.paths < s.paths_expected) return ["degraded", `▲ ${s.status || "OK"}`];
+  if (s.hba_ports != null && s.hba_ports < s.hba_ports_expected) return ["degraded", `▲ ${s.status || "OK"}`];
   return ["ok", `✔ ${s.status || "OK"}`];
 }
 
@@ -161,7 +161,7 @@ function drawBays(root, view, select) {
       const s = bay.slot;
       const [kind, text] = bayState(s);
       const classes = ["bay", kind, s.locate ? "locate" : ""].join(" ");
-      const label = `${s.name}: ${text.slice(2)}${s.paths != null ? `, ${s.paths} of ${s.paths_expected} paths` : ""}${s.locate ? ", locate on" : ""}`;
+      const label = `${s.name}: ${text.slice(2)}${s.hba_ports != null ? `, ${s.hba_ports} of ${s.hba_ports_expected} paths` : ""}${s.locate ? ", locate on" : ""}`;
       return h(
         "button",
         {
@@ -170,13 +170,13 @@ function drawBays(root, view, select) {
           role: "listitem",
           "aria-pressed": "false",
           "aria-label": label,
-          dataset: { slot: s.index, paths: s.paths ?? "" },
+          dataset: { slot: s.index, paths: s.hba_ports ?? "" },
           onclick: () => select(bay),
         },
         h("span", { class: "bay-no" }, String(s.index)),
         s.label ? h("span", { class: "bay-label" }, s.label) : null,
         h("span", { class: "bay-state" }, s.locate ? "◉ locate" : text),
-        s.paths != null ? h("span", { class: "bay-paths", title: "SAS paths present / expected" }, `⇄ ${s.paths}/${s.paths_expected}`) : null,
+        s.hba_ports != null ? h("span", { class: "bay-paths", title: "SAS paths present / expected" }, `⇄ ${s.hba_ports}/${s.hba_ports_expected}`) : null,
       );
     }),
   );
@@ -194,7 +194,7 @@ function drawBay(root, view, bay) {
     ["State", bayState(s)[1]],
     ["Disk", s.disk || "none"],
     ["Size", bay.size_bytes ? `${bytes(bay.size_bytes)}${bay.rotational === false ? " SSD" : bay.rotational ? " HDD" : ""}` : "–"],
-    ["Paths", s.paths != null ? pathsText(s.paths, s.paths_expected) : "–"],
+    ["Paths", s.hba_ports != null ? pathsText(s.hba_ports, s.hba_ports_expected) : "–"],
     ["SMART", health ? [health.passed === false ? badge("critical", health.verdict) : health.passed ? badge("ok", health.verdict) : badge("warning", health.verdict)] : "not read"],
   ];
   if (health?.temperature_c != null) facts.push(["Temperature", `${health.temperature_c} °C`]);
@@ -267,7 +267,7 @@ function drawDisks(element, bays, m) {
       [
         { label: "Slot", value: (b) => b.slot.name },
         { label: "Disk", value: (b) => [b.model || "", " ", h("span", { class: "mono" }, b.serial || "")] },
-        { label: "Paths", value: (b) => pathsText(b.slot.paths, b.slot.paths_expected) },
+        { label: "Paths", value: (b) => pathsText(b.slot.hba_ports, b.slot.hba_ports_expected) },
         {
           label: "Through (device: HBA port)",
           value: (b) => b.disk_paths.map((p) => `${p.block_device || p.hctl}: ${p.hba_port || p.hba}`).join(", "),
@@ -279,7 +279,7 @@ function drawDisks(element, bays, m) {
         { label: "p99", num: true, value: (b) => ms(b.slot.figures?.p99_ms) },
       ],
       rows,
-      { rowAttrs: (b) => ({ dataset: { disk: b.slot.disk_id, paths: b.slot.paths } }), caption: `${rows.length} disks in ${m.name}` },
+      { rowAttrs: (b) => ({ dataset: { disk: b.slot.disk_id, paths: b.slot.hba_ports } }), caption: `${rows.length} disks in ${m.name}` },
     ),
   );
 }

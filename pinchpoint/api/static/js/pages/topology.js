@@ -71,7 +71,7 @@ function drawSummary(root, view) {
 }
 
 function drawCallouts(element, view) {
-  const missing = view.enclosures.filter((e) => e.paths < e.paths_expected);
+  const missing = view.enclosures.filter((e) => e.hba_ports < e.hba_ports_expected);
   const parts = [];
   if (missing.length) {
     parts.push(
@@ -83,7 +83,7 @@ function drawCallouts(element, view) {
         missing.map((e, i) => [
           i ? ", " : "",
           h("a", { href: enclosureHref(e.id) }, e.name),
-          ` (${e.paths} of ${e.paths_expected} paths)`,
+          ` (${e.hba_ports} of ${e.hba_ports_expected} paths)`,
         ]),
       ),
     );
@@ -147,11 +147,11 @@ function node(kind, name, { depth, worst, extra = [], figures, open = false, dat
 }
 
 function pathsBadge(e) {
-  const low = e.paths < e.paths_expected;
+  const low = e.hba_ports < e.hba_ports_expected;
   return h(
     "span",
-    { class: low ? "paths-low" : "paths-ok", dataset: { paths: e.paths } },
-    `${low ? "✖ " : "✔ "}${e.paths} of ${e.paths_expected} paths`,
+    { class: low ? "paths-low" : "paths-ok", dataset: { paths: e.hba_ports } },
+    `${low ? "✖ " : "✔ "}${e.hba_ports} of ${e.hba_ports_expected} paths`,
   );
 }
 
@@ -177,7 +177,7 @@ function slotGrid(e, depth) {
     "div",
     { class: "slots", style: `margin-left:${depth * 16 + 14}px` },
     e.slots.map((s) => {
-      const state = !s.occupied ? "○ empty" : s.fault ? "✖ fault" : s.paths < s.paths_expected ? `▲ ${s.paths}p` : `✔ ${s.paths}p`;
+      const state = !s.occupied ? "○ empty" : s.fault ? "✖ fault" : s.hba_ports < s.hba_ports_expected ? `▲ ${s.hba_ports}p` : `✔ ${s.hba_ports}p`;
       const q = s.figures?.queue_per_disk != null ? ` q ${number(s.figures.queue_per_disk, 1)}` : "";
       return h("div", { class: "slot", title: s.disk || "empty" }, h("span", { class: "mono" }, s.name), ` ${state}${q} ${s.disk || ""}`);
     }),
@@ -277,7 +277,7 @@ function sunburstData(view, enclosures, state) {
       level: "enclosure",
       value,
       worst: e.worst,
-      paths: `${e.paths} of ${e.paths_expected}`,
+      paths: `${e.hba_ports} of ${e.hba_ports_expected}`,
       children,
       itemStyle: { color: statusColor(e.worst), borderColor: "#fff", borderWidth: e.worst ? 2 : 1 },
     };
@@ -369,7 +369,7 @@ function drawRanking(element, view, state) {
         [
           { label: "Enclosure", value: (v) => [v.e.worst ? badge(v.e.worst, "") : null, " ", h("a", { href: enclosureHref(v.e.id) }, v.e.name)] },
           { label: "Paths", value: (v) => pathsBadge(v.e) },
-          { label: METRICS[metric].label, num: true, value: (v) => [number(v.value, metric === "disks" ? 0 : 1), " ", h("span", { class: `bar${v.e.paths < v.e.paths_expected ? " hot" : ""}`, style: `width:${Math.round((60 * v.value) / top)}px` })] },
+          { label: METRICS[metric].label, num: true, value: (v) => [number(v.value, metric === "disks" ? 0 : 1), " ", h("span", { class: `bar${v.e.hba_ports < v.e.hba_ports_expected ? " hot" : ""}`, style: `width:${Math.round((60 * v.value) / top)}px` })] },
           { label: "q/disk", num: true, value: (v) => number(v.e.figures?.queue_per_disk, 1) },
           { label: "IOPS", num: true, value: (v) => number(v.e.figures?.iops) },
           { label: "slow", num: true, value: (v) => (v.e.figures?.ios ? `${number((100 * (v.e.figures.slow_ios || 0)) / v.e.figures.ios, 1)}%` : "–") },

@@ -29,10 +29,6 @@ from pinchpoint.model.pcie import PciFunction, pci_function_id
 from pinchpoint.model.sas import Chain, Disk, Enclosure, Expander, Hba, HbaPort, Phy
 
 
-def hba_ref(hba: Hba) -> EntityRef:
-    return EntityRef(kind=EntityKind.HBA, id=hba.id, name=hba.label)
-
-
 def connector_name(connector: int) -> str:
     """`connector 0`: an HBA's external connector, numbered as the HBA's phys are (lowest phy ÷
     4); the name of a port under its HBA."""

@@ -101,7 +101,7 @@ _COUNTER_FIELDS = DISKSTATS_COUNTER_FIELDS
 _IN_FLIGHT = 8  # a gauge, not a counter
 _IO_MS = 9
 _COUNTS = (0, 1, 2, 4, 5, 6, 11, 12, 13, 15)  # numbers of I/Os, merges and sectors
-_TIMES = (3, 7, 10, 14, 16)  # milliseconds, unsigned 32-bit (io_ms apart: see device_figures)
+_TIMES = (3, 7, 10, 14, 16)  # milliseconds, unsigned 32-bit (io_ms apart: see _busy_ms)
 _IOS = (0, 4, 11, 15)  # reads, writes, discards, flushes
 _SECTORS = (2, 6, 13)
 _counter_values = operator.itemgetter(*_COUNTER_FIELDS)
@@ -169,13 +169,6 @@ def _new_figures(values: dict[str, float | bool | str]) -> DeviceFigures:
 def _quiet(device: str, *, reset: bool = False) -> DeviceFigures:
     """The figures of a device that did nothing (or was reset): zero rates, 100% idle."""
     return _new_figures({"device": device, **_FIGURE_DEFAULTS, "reset": reset})
-
-
-def device_figures(
-    before: DiskstatsCounters, after: DiskstatsCounters, itv: float
-) -> DeviceFigures:
-    """One device's `iostat -x` figures over `itv` hundredths of a second (itv > 0)."""
-    return counter_figures(after.device, _values(before), _values(after), itv)
 
 
 def counter_figures(

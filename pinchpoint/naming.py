@@ -201,33 +201,47 @@ def host_ref(inventory: Inventory) -> EntityRef:
     )
 
 
-def fc_port_ref(port: FcPort) -> EntityRef:
-    """An FC port by WWPN, named as a technician finds it: kernel host, WWPN, PCI function."""
+def fc_port_name(port: FcPort) -> str:
+    """`host3 0x21000024ff3dbe4a (0000:04:00.0)`: an FC port as a technician finds it — kernel
+    host, WWPN (what the switch zones), PCI function."""
     where = f" ({port.pci_address})" if port.pci_address else ""
     wwpn = f" {port.port_name}" if port.port_name else ""
-    return EntityRef(kind=EntityKind.FC_PORT, id=port.id, name=f"{port.scsi_host}{wwpn}{where}")
+    return f"{port.scsi_host}{wwpn}{where}"
+
+
+def fc_port_ref(port: FcPort) -> EntityRef:
+    return EntityRef(kind=EntityKind.FC_PORT, id=port.id, name=fc_port_name(port))
+
+
+def multipath_lun_name(mpath: MultipathMap) -> str:
+    """`mpatha (3600a0b80005a6c4c…)`: a SAN LUN by its multipath map and its WWID (the identity
+    the array shows too; the map's dm-N changes from boot to boot)."""
+    if mpath.name and mpath.wwid:
+        return f"{mpath.name} ({mpath.wwid})"
+    return mpath.name or mpath.wwid or mpath.id
 
 
 def multipath_lun_ref(mpath: MultipathMap) -> EntityRef:
-    """A SAN LUN by its multipath map and the map's kernel device: `mpatha (dm-0)`."""
-    name = f"{mpath.name or mpath.wwid} ({mpath.dm_device})"
-    return EntityRef(kind=EntityKind.LUN, id=mpath.id, name=name)
+    return EntityRef(kind=EntityKind.LUN, id=mpath.id, name=multipath_lun_name(mpath))
+
+
+def fc_lun_name(lun: FcLun, port: FcPort) -> str:
+    """`LUN 1 sdb via host3`: a SAN LUN without a multipath map, by the one path it is seen
+    through (its number on the array, its device of the moment, the FC port)."""
+    return f"LUN {lun.lun} {lun.block_device or lun.hctl} via {port.scsi_host}"
 
 
 def fc_lun_path_ref(lun: FcLun, port: FcPort) -> EntityRef:
-    """A SAN LUN seen through one FC port without a multipath map: `LUN 1 sdb via host0`."""
-    name = f"LUN {lun.lun} {lun.block_device} via {port.scsi_host}"
-    return EntityRef(kind=EntityKind.LUN, id=lun.id, name=name)
+    return EntityRef(kind=EntityKind.LUN, id=lun.id, name=fc_lun_name(lun, port))
 
 
-def wwid_lun_ref(wwid: str, mpath: MultipathMap | None, first_path: FcLun) -> EntityRef:
+def wwid_lun_ref(mpath: MultipathMap | None, first_path: FcLun, port: FcPort) -> EntityRef:
     """A LUN counted by its WWID across its paths: by its multipath map where it has one (the
-    id the statistics use), else by its first path; the WWID beside the name."""
+    id the statistics use), else by its first path — the names of `multipath_lun_ref` and
+    `fc_lun_path_ref`, so each LUN has one name whichever rule speaks of it."""
     if mpath is not None:
-        name = f"{mpath.name or mpath.wwid} ({wwid})"
-        return EntityRef(kind=EntityKind.LUN, id=mpath.id, name=name)
-    name = f"LUN {first_path.lun} {first_path.block_device or first_path.hctl} ({wwid})"
-    return EntityRef(kind=EntityKind.LUN, id=first_path.id, name=name)
+        return multipath_lun_ref(mpath)
+    return fc_lun_path_ref(first_path, port)
 
 
 def volume_ref(name: str) -> EntityRef:

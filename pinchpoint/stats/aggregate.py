@@ -49,7 +49,14 @@ from pinchpoint.model.stats import (
     StatPoint,
     StatsEntityKind,
 )
-from pinchpoint.naming import chain_name, disk_name, hba_port_name
+from pinchpoint.naming import (
+    chain_name,
+    disk_name,
+    fc_lun_name,
+    fc_port_name,
+    hba_port_name,
+    multipath_lun_name,
+)
 from pinchpoint.performance import gc_paused
 from pinchpoint.stats.attach import AttachedKind, Attachment, DeviceRole, EntityIndex, wwid_key
 from pinchpoint.stats.links import LINK_LEVELS, network_breakdown
@@ -481,12 +488,15 @@ class _Levels:
             if same is not None and same.kind is not AttachedKind.LUN:
                 continue  # a map over a SAS disk of the fabric: shown as that disk
             detail = f"{found.path_count} paths, {found.vendor or ''} {found.product or ''}"
-            luns[found.id] = (found.name or found.wwid, detail.strip(" ,"), set())
+            luns[found.id] = (multipath_lun_name(found), detail.strip(" ,"), set())
+        paths = {lun.id: (lun, port) for port in self.inventory.fc.ports for lun in port.luns}
         for attachment in self.measured.index.by_device.values():
             if attachment.kind is not AttachedKind.LUN:
                 continue
+            path = paths.get(attachment.entity_id)
+            name = fc_lun_name(*path) if path is not None else attachment.name
             _, _, ports = luns.setdefault(
-                attachment.entity_id, (attachment.name, "1 path (no multipath map)", set())
+                attachment.entity_id, (name, "1 path (no multipath map)", set())
             )
             if attachment.fc_port_id:
                 ports.add(attachment.fc_port_id)
@@ -514,7 +524,7 @@ class _Levels:
                 self.group(
                     GroupLevel.FC_PORT,
                     port.id,
-                    f"{port.scsi_host} {port.port_name or ''}".strip(),
+                    fc_port_name(port),
                     f"{speed}, {port.port_state or 'state ?'}",
                     members,
                     self.routed("fc_port_id", port.id),

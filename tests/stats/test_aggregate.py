@@ -175,7 +175,7 @@ def test_luns_use_their_multipath_map_and_fc_levels_their_paths() -> None:
         two_intervals(),
     )
     lun = group(result, GroupLevel.LUN, LUN)
-    assert lun.name == "mpatha"
+    assert lun.name == "mpatha (360060160ade32800f2e3baf47665e211)"
     # dm-3 was measured 10 s of the 40: its figures, not its paths' (never counted twice)
     assert lun.read_iops == pytest.approx(300.0)
     assert lun.queue_per_member == pytest.approx(1.5)

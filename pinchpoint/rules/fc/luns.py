@@ -42,4 +42,5 @@ def lun_ref(lun: LunPaths, inventory: Inventory) -> EntityRef:
     """A LUN by its multipath map where it has one (the id the statistics use), else its path."""
     key = wwid_key(lun.wwid)
     mpath = next((m for m in inventory.multipath.maps if wwid_key(m.wwid) == key), None)
-    return wwid_lun_ref(lun.wwid, mpath, lun.paths[0][1])
+    port, first_path = lun.paths[0]
+    return wwid_lun_ref(mpath, first_path, port)

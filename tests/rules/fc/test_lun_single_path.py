@@ -20,7 +20,7 @@ def test_luns_with_both_paths_on_one_adapter() -> None:
     second.adapter_id = first.adapter_id
     found = findings(context, "fc.lun.single_path")
     assert found and all("one FC adapter" in f.title for f in found)
-    assert {f.entity.name for f in found} >= {"L004 (naa.60060160ade32800f2e3baf47665e211)"}
+    assert {f.entity.name for f in found} >= {"L004 (360060160ade32800f2e3baf47665e211)"}
 
 
 def test_controller_luns_are_not_counted() -> None:

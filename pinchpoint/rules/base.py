@@ -63,6 +63,9 @@ class Hit:
     severity: Severity | None = None  # None: the rule's severity (from the config or default)
     remediation: str | None = None  # None: the rule's remediation text
     key: str | None = None  # the finding id's part after "@"; None: the entity's id
+    # A cause's other entities whose symptoms it explains (the LUNs an over-subscribed SAN
+    # path slows): their symptom findings fold into this one, as those on its own entity do.
+    explains: tuple[str, ...] = ()
 
 
 T = TypeVar("T")

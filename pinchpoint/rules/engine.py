@@ -71,8 +71,10 @@ def _finding(rule: Rule, hit: Hit, severity: Severity) -> Finding:
     )
 
 
-def _run(rule: Rule, context: RuleContext, config: Config) -> list[Finding] | str:
-    """The rule's findings, or why it did not run."""
+def _run(
+    rule: Rule, context: RuleContext, config: Config, explains: dict[str, set[str]]
+) -> list[Finding] | str:
+    """The rule's findings, or why it did not run; what each explains goes to `explains`."""
     settings = config.settings(rule.id)
     if not settings.enabled:
         return "disabled in the configuration"
@@ -90,6 +92,7 @@ def _run(rule: Rule, context: RuleContext, config: Config) -> list[Finding] | st
     findings: dict[str, Finding] = {}
     for hit in hits:
         found = _finding(rule, hit, settings.severity or rule.severity)
+        explains.setdefault(found.id, set()).update(hit.explains)
         if found.id in findings:  # a rule that hits one entity twice: one finding
             findings[found.id].evidence.extend(found.evidence)
         else:
@@ -102,18 +105,27 @@ def mute_for(finding: Finding, mutes: Sequence[Mute], now: datetime) -> Mute | N
     return next((mute for mute in mutes if mute.holds(finding, now)), None)
 
 
-def correlate(findings: list[Finding], roles: dict[str, Role]) -> list[Finding]:
-    """Fold each symptom finding into the cause finding on the same entity (if any)."""
+def correlate(
+    findings: list[Finding],
+    roles: dict[str, Role],
+    explains: Mapping[str, Iterable[str]] | None = None,
+) -> list[Finding]:
+    """Fold each symptom finding into the cause finding on the same entity, or on an entity the
+    cause says it explains (`Hit.explains`); the cause takes the worst severity among what it
+    folds in (a cause is as serious as what it does)."""
+    explains = explains or {}
     causes: dict[str, Finding] = {}
     for finding in findings:
         if roles.get(finding.rule) is Role.CAUSE:
-            causes.setdefault(finding.entity.id, finding)
+            for entity_id in (finding.entity.id, *explains.get(finding.id, ())):
+                causes.setdefault(entity_id, finding)
     kept = []
     for finding in findings:
         cause = causes.get(finding.entity.id)
         if roles.get(finding.rule) is Role.SYMPTOM and cause is not None:
             cause.evidence.extend(finding.evidence)
             cause.related.append(finding.id)
+            cause.severity = max(cause.severity, finding.severity, key=lambda s: s.rank)
             continue
         kept.append(finding)
     return kept
@@ -131,16 +143,17 @@ def evaluate(
     findings: list[Finding] = []
     skipped: list[SkippedRule] = []
     roles: dict[str, Role] = {}
+    explains: dict[str, set[str]] = {}
     ran = 0
     for rule in catalog:
         roles[rule.id] = rule.role
-        result = _run(rule, context, config)
+        result = _run(rule, context, config, explains)
         if isinstance(result, str):
             skipped.append(SkippedRule(rule=rule.id, reason=result))
             continue
         ran += 1
         findings.extend(result)
-    findings = correlate(findings, roles)
+    findings = correlate(findings, roles, explains)
     for finding in findings:
         finding.muted = mute_for(finding, config.mutes, now)
     findings.sort(key=lambda f: (-f.severity.rank, f.rule, f.entity.name))

@@ -306,3 +306,27 @@ def test_reset_device_differs_from_iostat_on_purpose(tmp_path: Path) -> None:
     sr0 = next(f for f in ours.devices if f.device == "sr0")
     assert sr0.reset and sr0.r_s == 0.0
     assert_same_figures(ours, [d for d in theirs if d["disk_device"] != "sr0"])
+
+
+def test_a_17_field_line_matches_iostat(tmp_path: Path) -> None:
+    """A device line with 17 fields (between the 14- and 18-field layouts) is read as iostat
+    reads it: the 14-field counters, the rest ignored."""
+    first = UBUNTU_20.read_text()
+    second = edited(first, BUSY)
+
+    def cut_to_17(text: str) -> str:
+        lines = text.splitlines()
+        index = next(i for i, line in enumerate(lines) if line.split()[2] == "sda")
+        lines[index] = " ".join(lines[index].split()[:17])
+        return "\n".join(lines) + "\n"
+
+    before, after = cut_to_17(first), cut_to_17(second)
+    ours = interval_figures(sample(before, 1_000.0), sample(after, 1_031.17))
+    assert ours.problems == []
+    theirs = run_iostat(
+        tmp_path,
+        [(uptime_text(1_000.0), before), (uptime_text(1_031.17), after)],
+        ["-y", "1", "1"],
+    )
+    assert_same_figures(ours, theirs)
+    assert any(d["disk_device"] == "sda" and d["r/s"] > 0 for d in theirs)

@@ -185,12 +185,18 @@ def _table_line_by_line(text: str, skips: ParseSkips) -> tuple[list[str], array[
         if count == 0:
             continue
         if count not in LAYOUTS:
-            if count == _OLD_PARTITION_FIELDS:
-                reason = "partition line of a kernel before 2.6.25 (4 counters, no times)"
-            else:
-                reason = f"expected 14, 18 or 20 fields, found {count}"
-            skips.add(number, line, reason)
-            continue
+            if count < LAYOUTS[0]:
+                if count == _OLD_PARTITION_FIELDS:
+                    reason = "partition line of a kernel before 2.6.25 (4 counters, no times)"
+                else:
+                    reason = f"expected 14, 18 or 20 fields, found {count}"
+                skips.add(number, line, reason)
+                continue
+            # Between the layouts (17 fields, as some older kernels write for some devices) or
+            # beyond them: read as sysstat reads it — the largest layout the line fills, the
+            # rest ignored (its sscanf takes 20 fields and judges by how many it got).
+            count = max(layout for layout in LAYOUTS if layout <= count)
+            fields = fields[:count]
         major, minor, name = fields[0], fields[1], fields[2]
         counters = fields[3:]
         if not _is_count(major + minor + "".join(counters)):

@@ -11,10 +11,13 @@ from pinchpoint.rules.fc.luns import lun_paths, lun_ref
 
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
-    """LUNs with one path, or with every path through one adapter."""
+    """LUNs with one path, or with every path through one adapter card (the two ports of a
+    dual-port card are two PCI functions but one card: one point of failure)."""
+    card_of = {a.id: a.card_address for a in context.inventory.fc.adapters}
     for lun in lun_paths(context.inventory.fc):
         adapters = lun.adapters
-        if len(lun.paths) > 1 and len(adapters) > 1:
+        cards = {card_of.get(adapter, adapter) for adapter in adapters}
+        if len(lun.paths) > 1 and len(cards) > 1:
             continue
         ref = lun_ref(lun, context.inventory)
         ports = sorted({port.id for port, _ in lun.paths})
@@ -22,11 +25,18 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         if len(lun.paths) == 1:
             title = f"{ref.name} has a single FC path"
             summary = f"{ref.name}: 1 path ({routes}); losing that port, cable or switch loses it"
-        else:
+        elif len(adapters) == 1:
             title = f"every path of {ref.name} runs through one FC adapter"
             summary = (
                 f"{ref.name}: {len(lun.paths)} paths ({routes}), all on adapter "
                 f"{next(iter(adapters))}: no adapter redundancy"
+            )
+        else:
+            card = next(iter(cards))
+            title = f"every path of {ref.name} runs through one FC adapter card ({card})"
+            summary = (
+                f"{ref.name}: {len(lun.paths)} paths ({routes}) through {len(adapters)} ports of "
+                f"one card, {card}: the card, its slot or its driver failing loses every path"
             )
         yield Hit(
             entity=ref,
@@ -38,6 +48,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                         Fact(name="paths", value=len(lun.paths)),
                         Fact(name="FC ports used", value=len(ports)),
                         Fact(name="adapters used", value=len(adapters)),
+                        Fact(name="adapter cards used", value=len(cards)),
                         Fact(name="FC ports of the host", value=len(context.inventory.fc.ports)),
                     ],
                     peers=[fc_port_ref(port) for port, _ in lun.paths],
@@ -60,7 +71,9 @@ RULE = Rule(
     doc=(
         "A SAN LUN should be reachable through two adapters on two fabrics, so that an "
         "adapter, an SFP, a cable or a switch can fail without the LUN going away; two paths "
-        "through the same adapter protect against a cable, not an adapter. Paths are counted "
-        "by the LU's WWID across every FC port (array controller LUNs are left out)."
+        "through the same adapter protect against a cable, not an adapter, and two ports of "
+        "one dual-port card (two PCI functions of one PCI device) not against the card. Paths "
+        "are counted by the LU's WWID across every FC port (array controller LUNs are left "
+        "out)."
     ),
 )

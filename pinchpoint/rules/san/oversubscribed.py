@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pinchpoint.model.breakdown import GroupLevel
 from pinchpoint.model.findings import Evidence, Fact, Severity
 from pinchpoint.naming import fc_port_ref, group_ref, host_ref, host_suffix
-from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext, Threshold
+from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
 from pinchpoint.rules.derived.breakdown import breakdown, group_figures
 
 
@@ -77,6 +77,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
             "(field case 2 went from 2 to 4 to 6 adapters and cut latency by more than 100×). "
             "Raise the LUN queue depth to 64 and check partition alignment on the way."
         ),
+        explains=tuple(g.id for g in slow_idle),
     )
 
 
@@ -91,6 +92,7 @@ RULE = Rule(
         "raise the LUN queue depth to 64."
     ),
     judge=judge,
+    role=Role.CAUSE,
     doc=(
         "Field case 2: a database host saw read and write latency up to whole seconds on three "
         "LUNs while the disks behind them were idle more than half the time; not too few "
@@ -98,7 +100,8 @@ RULE = Rule(
         "cut latency by more than two orders of magnitude. The rule fires when a SAN LUN's "
         "mean wait is above the limit (Microsoft PAL: 25 ms is critical) while the LUN is busy "
         "less than the limit of the time; the evidence gives the FC ports, their aggregate "
-        "bandwidth and the adapter count to go to next (double it)."
+        "bandwidth and the adapter count to go to next (double it). The slow LUNs' own latency "
+        "findings fold into this one, which takes their worst severity."
     ),
     thresholds={
         "latency_ms": Threshold(25.0, "Mean wait of a LUN above which it is slow.", "ms"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pinchpoint.model.findings import Evidence, Fact, Severity
+from pinchpoint.model.pcie import pci_card_address
 from pinchpoint.naming import enclosure_ref
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext
 from pinchpoint.rules.derived.hba_ports import hba_ports
@@ -12,21 +13,29 @@ from pinchpoint.rules.sas.wording import and_join
 
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
-    """Enclosures with two paths or more, all through ports of one HBA."""
+    """Enclosures with two paths or more, all through ports of one HBA card (one PCI function,
+    or several functions of one card: one card to fail either way)."""
     inventory = context.inventory
     ports = context.derived(hba_ports)
     hbas = {h.id: h for h in inventory.sas.hbas}
+
+    def card(hba_id: str) -> str:
+        hba = hbas.get(hba_id)
+        return pci_card_address(hba.pci_address) if hba is not None else hba_id
+
     for enclosure in inventory.sas.enclosures:
         if len(enclosure.hba_port_ids) < 2:
             continue
-        adapters = {ports.hba_id(p) for p in enclosure.hba_port_ids}
-        if len(adapters) != 1:
+        adapters = sorted({ports.hba_id(p) for p in enclosure.hba_port_ids})
+        if len({card(a) for a in adapters}) != 1:
             continue
-        hba_id = adapters.pop()
+        hba_id = adapters[0]
         hba = hbas.get(hba_id)
         board = hba.label if hba is not None else hba_id
+        if len(adapters) > 1:  # functions of one card
+            board = f"card {card(hba_id)} ({and_join([hbas[a].label for a in adapters])})"
         routes = [ports.name(p) for p in enclosure.hba_port_ids]
-        others = [h for h in inventory.sas.hbas if h.id != hba_id]
+        others = [h for h in inventory.sas.hbas if card(h.id) != card(hba_id)]
         summary = (
             f"all {len(routes)} paths of {enclosure.name} run through one adapter, {board} "
             f"({and_join(routes)}): if that HBA fails, the enclosure is lost"

@@ -188,3 +188,21 @@ def test_device_listed_twice_keeps_the_first() -> None:
     devices, skips = parse_diskstats(text + text.splitlines()[8].replace("14200", "1") + "\n")
     assert next(d for d in devices if d.device == "sda").reads == 14200
     assert skips.count == 1 and "listed twice" in (skips.first_reason or "")
+
+
+def test_a_line_between_the_layouts_is_read_as_sysstat_reads_it() -> None:
+    """17 fields (3 + 14 counters), as some older kernels write for some devices: sysstat reads
+    the 11 counters of the 14-field layout and ignores the rest; so does pinchpoint (it used to
+    skip the line)."""
+    text = "   8       0 sdz 100 2 800 40 50 1 400 30 0 60 70 9 9 9\n"
+    devices, skips = parse_diskstats(text)
+    assert skips.count == 0
+    (sdz,) = devices
+    assert (sdz.reads, sdz.sectors_read, sdz.writes, sdz.io_ms, sdz.weighted_ms) == (
+        100,
+        800,
+        50,
+        60,
+        70,
+    )
+    assert sdz.discards is None and sdz.flushes is None  # the 14-field layout has none

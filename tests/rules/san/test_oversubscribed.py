@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pinchpoint.model.findings import Severity
+from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.config import parse_config
+from pinchpoint.rules.engine import evaluate
 from tests.rules.conftest import SAN_RULES, findings, host_context
 
 
@@ -27,3 +30,16 @@ def test_a_latency_limit_raised_above_the_wait_silences_oversubscribed(san_host:
         {"rules": {"san.oversubscribed": {"latency_ms": 1000}}}, SAN_RULES, "test.toml"
     )
     assert findings(host_context(san_host), "san.oversubscribed", config) == []
+
+
+def test_the_slow_luns_latency_findings_fold_into_the_san_cause(san_host: Path) -> None:
+    """With the whole catalog, the LUNs' own critical latency findings are what the
+    over-subscribed path does: they fold into its finding, which takes their severity."""
+    found, _, _ = evaluate(host_context(san_host), CATALOG)
+    (cause,) = [f for f in found if f.rule == "san.oversubscribed"]
+    folded = {r.split("@", 1)[0] for r in cause.related}
+    assert {"latency.threshold", "latency.disk.overwhelmed"} <= folded
+    assert cause.severity is Severity.CRITICAL
+    assert {e.rule for e in cause.evidence} >= {"san.oversubscribed", *folded}
+    luns = {f.entity.id for f in found if f.rule.startswith("latency.")}
+    assert not luns & {r.split("@", 1)[1] for r in cause.related}  # not left standing too

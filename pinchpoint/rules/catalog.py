@@ -4,7 +4,7 @@ package (`rules/sas/`, `rules/latency/` …) lists its rules, one module each, i
 
 from __future__ import annotations
 
-from pinchpoint.rules import disk, fc, fleet, latency, net, pcie, queue, san, sas
+from pinchpoint.rules import disk, fc, fleet, latency, net, pcie, queue, san, sas, zfs
 from pinchpoint.rules.base import Input, Rule
 
 CATALOG: tuple[Rule, ...] = (
@@ -16,6 +16,7 @@ CATALOG: tuple[Rule, ...] = (
     *net.RULES,
     *pcie.RULES,
     *disk.RULES,
+    *zfs.RULES,
     *fleet.RULES,
 )
 

@@ -17,7 +17,7 @@ from pinchpoint.simulator.discovery import KernelView
 from pinchpoint.simulator.fabric import Disk
 from pinchpoint.simulator.naming import sd_devt, sd_name
 from pinchpoint.simulator.spec.host import HostSpec
-from pinchpoint.simulator.spec.rest_of_host import ZfsDiskRef, ZfsPoolSpec, ZfsSpec
+from pinchpoint.simulator.spec.rest_of_host import ZfsDiskRef, ZfsFaultSpec, ZfsPoolSpec, ZfsSpec
 from pinchpoint.simulator.tree_writer import TreeWriter
 
 MODULE = "sys/module/zfs"
@@ -65,6 +65,7 @@ class Node:
     note: str = ""
     children: list[Node] = field(default_factory=list)
     spare: bool = False  # a line of the spares section: state only
+    errors: tuple[int, int, int] = (0, 0, 0)  # READ, WRITE, CKSUM
 
 
 @dataclass
@@ -125,16 +126,27 @@ def leaf_path(disk: Disk, part: int = 1) -> str:
     return f"/dev/disk/by-id/wwn-0x{disk.lu_name:016x}-part{part}"
 
 
-def _leaf(disk: Disk, present: set[Disk], pool: str) -> Node:
+Faults = dict[tuple[str, int], ZfsFaultSpec]
+NOT_SERVING = frozenset({"FAULTED", "OFFLINE", "UNAVAIL", "REMOVED"})  # a leaf that does no I/O
+_NOTES = {"FAULTED": "too many errors", "UNAVAIL": "cannot open"}
+
+
+def _leaf(disk: Disk, present: set[Disk], pool: str, faults: Faults) -> Node:
     if disk in present:
-        return Node(leaf_path(disk))
+        fault = faults.get((disk.enclosure.name, disk.bay))
+        if fault is None:
+            return Node(leaf_path(disk))
+        errors = (fault.read_errors, fault.write_errors, fault.checksum_errors)
+        return Node(leaf_path(disk), fault.state, _NOTES.get(fault.state, ""), errors=errors)
     guid = name_hash("zfs-guid", pool, disk.enclosure.name, str(disk.bay)) >> 1
     return Node(str(guid), "UNAVAIL", f"was {leaf_path(disk)}")
 
 
 def _interior(name: str, children: list[Node], parity: int) -> Node:
     """A mirror or raidz vdev whose state follows its children's."""
-    missing = sum(1 for c in children if c.state != "ONLINE")
+    missing = sum(1 for c in children if c.state in NOT_SERVING)
+    if missing == 0 and any(c.state != "ONLINE" for c in children):
+        return Node(name, "DEGRADED", children=children)
     if missing == 0:
         state = "ONLINE"
     elif (parity == 0 and missing < len(children)) or (parity and missing <= parity):
@@ -147,12 +159,13 @@ def _interior(name: str, children: list[Node], parity: int) -> Node:
 def pool_tree(plan: PoolPlan, present: set[Disk]) -> tuple[Node, list[Node]]:
     """The pool's root line and its sections (logs, cache, spares)."""
     name = plan.spec.name
+    faults = {(f.enclosure, f.bay): f for f in plan.spec.fault}
     layout = plan.spec.layout
     parity = {"raidz1": 1, "raidz2": 2, "raidz3": 3}.get(layout, 0)
     index = 0
     top: list[Node] = []
     for group in plan.data:
-        leaves = [_leaf(d, present, name) for d in group]
+        leaves = [_leaf(d, present, name, faults) for d in group]
         if layout == "stripe":
             top.extend(leaves)
         else:
@@ -160,20 +173,21 @@ def pool_tree(plan: PoolPlan, present: set[Disk]) -> tuple[Node, list[Node]]:
         index += 1
     sections: list[Node] = []
     if plan.log:
-        leaves = [_leaf(d, present, name) for d in plan.log]
+        leaves = [_leaf(d, present, name, faults) for d in plan.log]
         if len(leaves) > 1:
             leaves = [_interior(f"mirror-{index}", leaves, 0)]
         sections.append(Node("logs", None, children=leaves))
     if plan.cache:
-        sections.append(Node("cache", None, children=[_leaf(d, present, name) for d in plan.cache]))
+        cache = [_leaf(d, present, name, faults) for d in plan.cache]
+        sections.append(Node("cache", None, children=cache))
     if plan.spares:
         spares = []
         for disk in plan.spares:
-            leaf = _leaf(disk, present, name)
+            leaf = _leaf(disk, present, name, faults)
             spares.append(Node(leaf.name, "AVAIL" if disk in present else "UNAVAIL", spare=True))
         sections.append(Node("spares", None, children=spares))
     states = {n.state for n in top}
-    if "UNAVAIL" in states:
+    if states & NOT_SERVING:
         state = "UNAVAIL"
     elif states - {"ONLINE"}:
         state = "DEGRADED"
@@ -196,7 +210,7 @@ def _lines(node: Node, depth: int, width: int, out: list[str]) -> None:
     else:
         line = f"\t{'':{depth}}{node.name:<{width - depth}}  {node.state:<8}"
         if not node.spare:
-            line += f" {'0':>5} {'0':>5} {'0':>5}"
+            line += "".join(f" {count:>5}" for count in node.errors)
         if node.note:
             line += f"  {node.note}"
         out.append(line.rstrip())
@@ -210,6 +224,49 @@ _DEGRADED_STATUS = (
     "action: Attach the missing device and online it using 'zpool online'.\n"
     "   see: https://openzfs.github.io/openzfs-docs/msg/ZFS-8000-2Q\n"
 )
+# What `zpool status` says first, by the worst thing in the pool (OpenZFS zpool_main.c).
+_FAULTED_STATUS = (
+    "status: One or more devices are faulted in response to persistent errors.\n"
+    "\tSufficient replicas exist for the pool to continue functioning in a\n"
+    "\tdegraded state.\n"
+    "action: Replace the faulted device, or use 'zpool clear' to mark the device\n"
+    "\trepaired.\n"
+)
+_OFFLINE_STATUS = (
+    "status: One or more devices has been taken offline by the administrator.\n"
+    "\tSufficient replicas exist for the pool to continue functioning in a\n"
+    "\tdegraded state.\n"
+    "action: Online the device using 'zpool online' or replace the device with\n"
+    "\t'zpool replace'.\n"
+)
+_ERRORS_STATUS = (
+    "status: One or more devices has experienced an unrecoverable error.  An\n"
+    "\tattempt was made to correct the error.  Applications are unaffected.\n"
+    "action: Determine if the device needs to be replaced, and clear the errors\n"
+    "\tusing 'zpool clear' or replace the device with 'zpool replace'.\n"
+    "   see: https://openzfs.github.io/openzfs-docs/msg/ZFS-8000-9P\n"
+)
+
+
+def _leaves(node: Node) -> list[Node]:
+    return [node] if not node.children else [x for c in node.children for x in _leaves(c)]
+
+
+def _status(root: Node, sections: list[Node]) -> str:
+    """The status and action paragraphs for the worst thing in the pool ("" for none)."""
+    leaves = _leaves(root) + [x for s in sections for x in _leaves(s)]
+    states = {leaf.state for leaf in leaves}
+    if "FAULTED" in states:
+        return _FAULTED_STATUS
+    if states & {"UNAVAIL", "REMOVED"}:
+        return _DEGRADED_STATUS
+    if "OFFLINE" in states:
+        return _OFFLINE_STATUS
+    if root.state != "ONLINE":
+        return _DEGRADED_STATUS
+    if any(any(leaf.errors) for leaf in leaves):
+        return _ERRORS_STATUS
+    return ""
 
 
 def status_text(plans: list[PoolPlan], present: set[Disk]) -> str:
@@ -220,9 +277,7 @@ def status_text(plans: list[PoolPlan], present: set[Disk]) -> str:
     for plan in plans:
         root, sections = pool_tree(plan, present)
         width = max(MIN_NAME_WIDTH, _width(root, 0), *(_width(s, 0) for s in sections))
-        head = f"  pool: {root.name}\n state: {root.state}\n"
-        if root.state != "ONLINE":
-            head += _DEGRADED_STATUS
+        head = f"  pool: {root.name}\n state: {root.state}\n" + _status(root, sections)
         lines = [f"\t{'NAME':<{width}}  {'STATE':<8} {'READ':>5} {'WRITE':>5} {'CKSUM':>5}"]
         _lines(root, 0, width, lines)
         for section in sections:

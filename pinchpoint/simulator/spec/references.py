@@ -353,6 +353,15 @@ def _check_zfs(spec: HostSpec, enclosures: dict[str, EnclosureSpec]) -> None:
                         f"used by pool {used[key]!r}"
                     )
                 used[key] = pool.name
+        for j, fault in enumerate(pool.fault):
+            if fault.enclosure not in enclosures:
+                raise ValueError(
+                    f"{where}.fault[{j}].enclosure: unknown enclosure "
+                    f"{fault.enclosure!r}{_known(enclosures)}"
+                )
+            enclosure = enclosures[fault.enclosure]
+            if fault.bay >= enclosure.bays or fault.bay in enclosure.empty_bays:
+                raise ValueError(f"{where}.fault[{j}].bay: bay {fault.bay} holds no disk")
 
 
 def _check_workload(spec: HostSpec, enclosures: dict[str, EnclosureSpec]) -> None:

@@ -171,6 +171,18 @@ class ZfsDiskRef(SpecModel):
 
 
 ZfsLayout = Literal["mirror", "raidz1", "raidz2", "raidz3", "stripe"]
+ZfsDeviceState = Literal["ONLINE", "DEGRADED", "FAULTED", "OFFLINE", "UNAVAIL", "REMOVED"]
+
+
+class ZfsFaultSpec(SpecModel):
+    """`[[zfs.pool.fault]]`: one disk of the pool in another state, or counting errors."""
+
+    enclosure: str = Field(min_length=1)
+    bay: int = Field(ge=0)
+    state: ZfsDeviceState = "FAULTED"
+    read_errors: int = Field(default=0, ge=0)
+    write_errors: int = Field(default=0, ge=0)
+    checksum_errors: int = Field(default=0, ge=0)
 
 
 class ZfsPoolSpec(SpecModel):
@@ -186,6 +198,7 @@ class ZfsPoolSpec(SpecModel):
     log: list[ZfsDiskRef] = Field(default_factory=list)
     cache: list[ZfsDiskRef] = Field(default_factory=list)
     spares: list[ZfsDiskRef] = Field(default_factory=list)
+    fault: list[ZfsFaultSpec] = Field(default_factory=list)
 
     @property
     def group_width(self) -> int:

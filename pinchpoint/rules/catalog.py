@@ -4,7 +4,19 @@ package (`rules/sas/`, `rules/latency/` …) lists its rules, one module each, i
 
 from __future__ import annotations
 
-from pinchpoint.rules import disk, fc, fleet, latency, net, pcie, queue, san, sas, zfs
+from pinchpoint.rules import (
+    disk,
+    fc,
+    fleet,
+    latency,
+    multipath,
+    net,
+    pcie,
+    queue,
+    san,
+    sas,
+    zfs,
+)
 from pinchpoint.rules.base import Input, Rule
 
 CATALOG: tuple[Rule, ...] = (
@@ -13,6 +25,7 @@ CATALOG: tuple[Rule, ...] = (
     *queue.RULES,
     *san.RULES,
     *fc.RULES,
+    *multipath.RULES,
     *net.RULES,
     *pcie.RULES,
     *disk.RULES,

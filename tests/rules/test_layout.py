@@ -16,7 +16,19 @@ from pinchpoint.rules.base import Rule
 from pinchpoint.rules.catalog import CATALOG
 
 RULES_DIR = ROOT / "pinchpoint" / "rules"
-DOMAINS = ("sas", "latency", "queue", "san", "fc", "net", "pcie", "disk", "zfs", "fleet")
+DOMAINS = (
+    "sas",
+    "latency",
+    "queue",
+    "san",
+    "fc",
+    "multipath",
+    "net",
+    "pcie",
+    "disk",
+    "zfs",
+    "fleet",
+)
 
 
 def module_of(rule: Rule) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pinchpoint.rules import (
     disk,
     fc,
+    firmware,
     fleet,
     latency,
     multipath,
@@ -30,6 +31,7 @@ CATALOG: tuple[Rule, ...] = (
     *pcie.RULES,
     *disk.RULES,
     *zfs.RULES,
+    *firmware.RULES,
     *fleet.RULES,
 )
 

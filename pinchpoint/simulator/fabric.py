@@ -256,10 +256,13 @@ def _enclosure_disks(enc: EnclosureFabric, book: AddressBook, spec: HostSpec) ->
         if bay in empty:
             continue
         lu = book.disk_lu(enc.name, bay, disk_spec.vendor)
+        firmware = enc.spec.disk_firmware.get(bay)
         disk = Disk(
             enclosure=enc,
             bay=bay,
-            spec=disk_spec,
+            spec=disk_spec
+            if firmware is None
+            else disk_spec.model_copy(update={"revision": firmware}),
             lu_name=lu,
             serial=serial_number(enc.name, str(bay)),
             partitions=_partitions(spec, enc.name, bay, disk_spec.size_bytes),

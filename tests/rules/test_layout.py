@@ -27,6 +27,7 @@ DOMAINS = (
     "pcie",
     "disk",
     "zfs",
+    "firmware",
     "fleet",
 )
 

@@ -127,6 +127,7 @@ class EnclosureSpec(SpecModel):
     lose_path: list[IoModule] = Field(default_factory=list)
     empty_bays: list[int] = Field(default_factory=list)
     disk: DiskSpec = DiskSpec()
+    disk_firmware: dict[int, str] = Field(default_factory=dict)  # bay -> the disk's revision
     missing_disk_paths: list[MissingPathSpec] = Field(default_factory=list)
 
     @property
@@ -158,6 +159,9 @@ class EnclosureSpec(SpecModel):
                     f"missing_disk_paths: I/O module {missing.io_module} does not exist "
                     f"(io_modules = {self.io_modules})"
                 )
+        for bay in self.disk_firmware:
+            if not 0 <= bay < self.bays or bay in self.empty_bays:
+                raise ValueError(f"disk_firmware: bay {bay} holds no disk")
         for iom in self.lose_path:
             if iom not in self.io_module_names:
                 raise ValueError(f"lose_path: I/O module {iom} does not exist")

@@ -1,0 +1,109 @@
+"""`firmware.mismatch` on a simulated host with mixed disk and I/O module firmware, and on the
+real `lsscsi` + `sas3ircu DISPLAY` capture of kernel bugzilla 215691, whose disks look mixed
+when grouped by the 16-character model sysfs gives and are not."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from fixture_paths import FIXTURES, SPECS
+
+from pinchpoint.checks.collect.inventory import collect_inventory
+from pinchpoint.checks.source import SnapshotSource
+from pinchpoint.model.findings import Finding, Severity
+from pinchpoint.model.inventory import HostInfo, Inventory, SourceKind
+from pinchpoint.model.sas import Disk, Hba, SasFabric
+from pinchpoint.rules import firmware
+from pinchpoint.rules.base import RuleContext
+from pinchpoint.rules.engine import evaluate
+from pinchpoint.simulator import load_spec, write_snapshot
+
+BUGZILLA = (
+    FIXTURES
+    / "firmware"
+    / (
+        "kernel-bugzilla215691__lsscsi_and_sas3ircu_DISPLAY_SAS3008_fw16.00.10.00_"
+        "mixed_disk_firmware.txt"
+    )
+)
+
+
+def mismatches(inventory: Inventory) -> list[Finding]:
+    found, skipped, _ = evaluate(RuleContext(inventory=inventory), firmware.RULES)
+    assert not [s for s in skipped if s.reason.startswith("rule failed")], skipped
+    return found
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory: pytest.TempPathFactory) -> Inventory:
+    out = tmp_path_factory.mktemp("firmware") / "mixed"
+    write_snapshot(load_spec(SPECS / "mixed_firmware.toml"), out)
+    return collect_inventory(SnapshotSource(out))
+
+
+def test_three_disks_behind_their_peers_are_named_by_slot(mixed: Inventory) -> None:
+    (disks,) = [f for f in mismatches(mixed) if "disks" in f.title]
+    assert disks.severity is Severity.INFO
+    assert disks.title == "2 firmware levels on 24 disks HGST HUH721212AL5200 12.00 TB"
+    behind = [f for f in disks.evidence[0].facts if f.entity is not None]
+    assert {f.entity.name for f in behind if f.entity} == {
+        "JBOD-B slot 2 (SLOT 03)",
+        "JBOD-B slot 5 (SLOT 06)",
+        "JBOD-B slot 9 (SLOT 10)",
+    }
+    assert {f.value for f in behind} == {"A1G0"}
+
+
+def test_io_modules_at_two_levels_are_a_warning(mixed: Inventory) -> None:
+    (modules,) = [f for f in mismatches(mixed) if "I/O modules" in f.title]
+    assert modules.severity is Severity.WARNING
+    assert "3010 on 2, 3008 on 2" in modules.evidence[0].summary
+
+
+def _sas3ircu_disks(text: str) -> list[Disk]:
+    """The disks `sas3ircu DISPLAY` lists, as the SAS inventory would hold them (sysfs gives
+    the same vendor, 16-character model, revision and size)."""
+    disks = []
+    for block in re.split(r"^Device is an? ", text, flags=re.MULTILINE)[1:]:
+        if not block.startswith("Hard disk"):
+            continue  # the enclosure services devices
+        field = dict(re.findall(r"^\s+(.+?)\s+: (.*)$", block, re.MULTILINE))
+        sectors = int(field["Size (in MB)/(in sectors)"].split("/")[1])
+        disks.append(
+            Disk(
+                id=f"disk:{field['GUID']}",
+                vendor=field["Manufacturer"],
+                model=field["Model Number"],
+                revision=field["Firmware Revision"],
+                serial=field["Serial No"],
+                size_bytes=sectors * 512,
+            )
+        )
+    return disks
+
+
+def test_models_cut_to_16_characters_are_not_taken_for_one(tmp_path: Path) -> None:
+    """ "Samsung SSD 850" is a 1 TB model at 3B6Q and a 4 TB one at 2B6Q; ST2000DM001-1ER1 and
+    -1CH1 are two models: no mismatch. Grouped by the cut model alone, both would be one."""
+    disks = _sas3ircu_disks(BUGZILLA.read_text())
+    assert {d.revision for d in disks if d.model == "Samsung SSD 850"} == {"3B6Q", "2B6Q"}
+    sas3008 = Hba(
+        id="hba:0000:83:00.0",
+        pci_address="0000:83:00.0",
+        scsi_host="host9",
+        driver="mpt3sas",
+        board_name="SAS3008",
+        firmware="16.00.10.00",
+    )
+    inventory = Inventory(
+        host=HostInfo(hostname="vm2", source=SourceKind.SNAPSHOT),
+        sas=SasFabric(hbas=[sas3008], disks=disks),
+    )
+    found, skipped, ran = evaluate(RuleContext(inventory=inventory), firmware.RULES)
+    assert (found, skipped, ran) == ([], [], 1)  # judged, and nothing found
+    for disk in inventory.sas.disks:  # capacity unknown: one model, two levels
+        disk.size_bytes = None
+    (found,) = mismatches(inventory)
+    assert "Samsung SSD 850" in found.title

@@ -287,6 +287,7 @@ class SweepRunner:
                 finished_at=datetime.now(UTC),
                 duration_s=time.monotonic() - started,
                 step=None,
+                step_started_at=None,
             )
             return sweep
         duration = time.monotonic() - started

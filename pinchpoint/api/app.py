@@ -16,6 +16,7 @@ from fastapi.openapi.utils import get_openapi
 from pinchpoint import __version__
 from pinchpoint.api import web
 from pinchpoint.api.allow import AllowedMethods
+from pinchpoint.api.heavy import HeavyLimit
 from pinchpoint.api.limits import BodyLimit
 from pinchpoint.api.problems import Problem, install_problem_handlers
 from pinchpoint.api.routes import (
@@ -54,6 +55,8 @@ ERRORS_OF_CHANGES = {
     "413": "The body is larger than the limit",
     "429": "Too many requests waiting (see Retry-After)",
 }
+ERRORS_OF_HEAVY_ROUTES = {"503": "Too many heavy requests at once (see Retry-After)"}
+HEAVY_ROUTES = ("/v1/stats",)
 
 
 def documented_openapi(app: FastAPI) -> dict[str, Any]:
@@ -82,6 +85,8 @@ def documented_openapi(app: FastAPI) -> dict[str, Any]:
             errors = dict(ERRORS_OF_EVERY_OPERATION)
             if method in ("post", "put", "patch", "delete"):
                 errors |= ERRORS_OF_CHANGES
+            if path in HEAVY_ROUTES:
+                errors |= ERRORS_OF_HEAVY_ROUTES
             for code, description in errors.items():
                 responses.setdefault(code, {"description": description})
             for code, response in responses.items():
@@ -121,6 +126,7 @@ def create_app(service: Service, *, manage: bool = True, first_sweep: bool = Tru
         lifespan=lifespan,
     )
     app.state.service = service
+    app.state.heavy = HeavyLimit()  # slots for heavy routes (api/heavy.py)
     install_problem_handlers(app)
     app.add_middleware(AllowedMethods)
     app.add_middleware(

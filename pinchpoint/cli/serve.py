@@ -7,12 +7,32 @@ Declared here, imported when it runs (FastAPI, SQLAlchemy and uvicorn are heavy 
 from __future__ import annotations
 
 import logging
+import socket
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from pinchpoint.cli.console import errors, fail
+
+LISTEN_BACKLOG = 2048  # uvicorn's default
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The service's socket, bound and listening before anything else starts, so that a port
+    already taken (a second `serve`) stops this one before it opens the store or sweeps.
+    Raises `OSError` when the address cannot be had."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # past TIME_WAIT only
+        listener.bind((host, port))
+        listener.listen(LISTEN_BACKLOG)
+    except BaseException:
+        listener.close()
+        raise
+    listener.set_inheritable(True)
+    return listener
 
 
 def serve_command(
@@ -95,28 +115,40 @@ def serve_command(
         level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     try:
+        listener = listening_socket(settings.listen, settings.port)
+    except OSError as err:
+        why = err.strerror or str(err)
+        raise fail(
+            f"cannot listen on {settings.listen}:{settings.port}: {why}: another pinchpoint "
+            "serve (or another program) holds it; stop it or choose another --port"
+        ) from None
+    try:
         written = ensure_tokens(settings)
         service = Service(settings)
     except OSError as err:
+        listener.close()
         raise fail(f"{settings.resolved_data_dir()}: {err.strerror or err}") from None
     except Exception as err:
+        listener.close()
         raise fail(f"the service cannot start: {type(err).__name__}: {err}") from None
     for path in written:
         errors.print(f"a new token was written to {path} (readable by this user only)")
+    port = listener.getsockname()[1]  # the port given, or the one chosen for port 0
     errors.print(
-        f"pinchpoint serving {service.target.label} on http://{settings.listen}:{settings.port} "
+        f"pinchpoint serving {service.target.label} on http://{settings.listen}:{port} "
         f"(store: {service.store.dialect}, data: {settings.resolved_data_dir()}"
         f"{', reads open on loopback' if settings.reads_open else ''})"
     )
     app = create_app(service, first_sweep=not no_first_sweep)
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=settings.listen,
-        port=settings.port,
+        port=port,
         log_level=log_level.lower(),
         access_log=False,
         server_header=False,
     )
+    uvicorn.Server(config).run(sockets=[listener])
 
 
 def register(app: typer.Typer) -> None:

@@ -51,6 +51,7 @@ class SweepCounters(BaseModel):
 
     sweeps: int = 0
     errors: int = 0
+    deadline_missed: int = 0  # sweeps abandoned at their deadline (counted in `errors` too)
     last_duration_s: float | None = None
     last_success: datetime | None = None
     collection_problems: int = 0  # parts of the host the newest sweep could not read
@@ -64,6 +65,8 @@ class MetricsInput(BaseModel):
     report: Report | None = None
     open_findings: list[Finding] = Field(default_factory=list)  # raised in the store
     sweeps: SweepCounters = Field(default_factory=SweepCounters)
+    running_sweep_s: float | None = None  # how long the running sweep has run (None: none runs)
+    stuck_sweeps: int = 0  # abandoned sweeps whose check is still blocked
     notifications: NotifyCounts | None = None
     latency: list[LatencySummary] = Field(default_factory=list)
     demo: bool = False
@@ -471,6 +474,21 @@ class _HostCollector:
             "pinchpoint_sweeps", "Sweeps finished since the service started.", sweeps.sweeps
         )
         out.counter("pinchpoint_sweep_errors", "Sweeps that failed.", sweeps.errors)
+        out.counter(
+            "pinchpoint_sweep_deadline_misses",
+            "Sweeps that missed their deadline and were abandoned (also counted as errors).",
+            sweeps.deadline_missed,
+        )
+        out.set(
+            "pinchpoint_sweep_running_seconds",
+            "How long the running sweep has run (absent when none runs).",
+            data.running_sweep_s,
+        )
+        out.set(
+            "pinchpoint_sweeps_stuck",
+            "Abandoned sweeps whose read of the host has still not returned.",
+            data.stuck_sweeps,
+        )
         out.set(
             "pinchpoint_sweep_duration_seconds",
             "Duration of the newest sweep.",

@@ -23,6 +23,7 @@ from pinchpoint.service.events import FindingTransition
 from pinchpoint.service.fleet import push_report
 from pinchpoint.service.metrics import MetricsInput, metrics_exposition
 from pinchpoint.service.notify import Notifier
+from pinchpoint.service.readiness import ReadinessFacts, StoreWatch, readiness
 from pinchpoint.service.sampling import StatsSampler
 from pinchpoint.service.schedule import Jobs, build_scheduler
 from pinchpoint.service.settings import ServiceSettings, TargetKind
@@ -76,9 +77,12 @@ class Service:
             raise_after=settings.raise_after,
             resolve_after=settings.resolve_after,
             live_seconds=settings.live_stats_seconds,
+            deadline_s=settings.sweep_deadline_s,
+            tool_budget_s=settings.tool_budget_s,
             on_transitions=self.notify,
             on_report=self._after_sweep,
         )
+        self.store_watch = StoreWatch(self.store.ping)
         self.sampler = StatsSampler(self.target, self.store, self._sampled_inventory)
         self.latency: list[LatencySummary] = []
         self.scheduler = build_scheduler(
@@ -104,6 +108,7 @@ class Service:
         """Prepare the target, start the worker and the schedule, and sweep once at once so a
         fresh service has a report to show."""
         self.target.open()
+        self.store_watch.start()
         self.runner.start()
         self.scheduler.start()
         if first_sweep:
@@ -113,6 +118,7 @@ class Service:
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
         self.runner.stop()
+        self.store_watch.stop()
         self.notifier.close()
         self.target.close()
         self.store.close()
@@ -163,6 +169,12 @@ class Service:
         self.forget(name)
         return saved.id, len(report.collection), name
 
+    def readiness(self) -> ReadinessFacts:
+        """What `/readyz` answers, from memory only (it never waits on the store or a sweep)."""
+        return readiness(
+            self.runner, self.store_watch.answers(), self.settings.sweep_stale_after_s()
+        )
+
     def metrics(self, accept: str | None = None) -> tuple[bytes, str]:
         """The Prometheus exposition of the newest sweep and of the service itself, in the
         format the scraper's `accept` header asks for."""
@@ -179,12 +191,16 @@ class Service:
                     reason=record.mute.reason,
                 )
             open_findings.append(finding)
+        running = self.runner.running()
+        started = running.started_at if running is not None else None
         data = MetricsInput(
             host=host or socket.gethostname(),
             inventory=view.inventory if view is not None else None,
             report=view.report if view is not None else None,
             open_findings=open_findings,
             sweeps=self.runner.counters,
+            running_sweep_s=(datetime.now(UTC) - started).total_seconds() if started else None,
+            stuck_sweeps=len(self.runner.stuck()),
             notifications=self.notifier.counts,
             latency=self.latency,
             demo=self.target.kind is TargetKind.DEMO,

@@ -147,6 +147,10 @@ class ServiceSettings(BaseModel):
     live_stats_seconds: float = Field(default=1.0, gt=0)
     # /readyz: how old the last successful sweep may be (None: three scheduled sweep intervals)
     stale_sweep_after_s: float | None = Field(default=None, gt=0)
+    # a sweep not done by then is abandoned and recorded as failed (a sweep of the 1,920-path
+    # host takes 2-3 s); tools may run for `tool_budget_s` of it, all together
+    sweep_deadline_s: float = Field(default=600.0, gt=0)
+    tool_budget_s: float = Field(default=300.0, gt=0)
 
     @property
     def on_loopback(self) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -108,3 +109,52 @@ def test_serve_refuses_a_bad_config_with_a_clear_message(
     )
     assert done.returncode == 2
     assert all(words in done.stderr for words in said), done.stderr
+
+
+def test_a_second_serve_on_a_taken_port_stops_before_touching_the_store(tmp_path: Path) -> None:
+    """Two `serve` on one port and one data directory: the second says so in one line, exits 2,
+    and the store still holds the first one's single report (the second never swept)."""
+    port = free_port()
+    config = tmp_path / "pinchpoint.toml"
+    config.write_text(QUIET_CONFIG, encoding="utf-8")
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PINCHPOINT_")}
+    environment["COLUMNS"] = "300"  # one line is one line, whatever the terminal
+    command = [
+        _pinchpoint(),
+        "serve",
+        "--demo",
+        "--port",
+        str(port),
+        "--data-dir",
+        str(tmp_path / "data"),
+        "--config",
+        str(config),
+        "--open-reads",
+        "--log-level",
+        "warning",
+    ]
+    first = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        reports = None
+        while reports is None or reports["total"] < 1:
+            assert first.poll() is None, first.communicate()
+            assert time.monotonic() < deadline, "no report from the first serve"
+            with contextlib.suppress(httpx.TransportError):
+                reports = httpx.get(f"{url}/v1/reports", timeout=5).json()
+            time.sleep(0.2)
+        second = subprocess.run(
+            command, capture_output=True, text=True, env=environment, timeout=120, check=False
+        )
+        assert second.returncode == 2, second.stderr
+        (line,) = second.stderr.strip().splitlines()
+        assert line.startswith(f"error: cannot listen on 127.0.0.1:{port}: Address already in use")
+        assert line.endswith("choose another --port")
+        time.sleep(1.0)  # a sweep the second one had started would have been stored by now
+        assert httpx.get(f"{url}/v1/reports", timeout=5).json()["total"] == 1
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.communicate(timeout=60)

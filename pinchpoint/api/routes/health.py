@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
@@ -28,6 +28,7 @@ class Readiness(BaseModel):
     last_sweep_age_s: float | None
     last_sweep_error: str | None
     sweep_running: bool
+    sweep_overdue_since: datetime | None = None  # the first deadline missed since a success
     reasons: list[str]
 
 
@@ -42,32 +43,22 @@ async def healthz() -> Health:
     response_model=Readiness,
     responses={503: {"model": Readiness, "description": "Not ready: see `reasons`"}},
 )
-def readyz(service: ServiceDep) -> JSONResponse:
-    """Ready when the store answers and a sweep has succeeded within three sweep intervals
-    (`stale_sweep_after_s`), or the first sweep is still running."""
-    reasons = []
-    store_ok = service.store.ping()
-    if not store_ok:
-        reasons.append("the report store does not answer")
-    counters = service.runner.counters
-    last = counters.last_success
-    age = (datetime.now(UTC) - last).total_seconds() if last else None
-    running = service.runner.running() is not None
-    failed = next((s for s in service.runner.recent() if s.error), None)
-    if last is None and not running:
-        reasons.append("no sweep has succeeded yet")
-    stale_after = service.settings.sweep_stale_after_s()
-    if stale_after is not None and age is not None and age > stale_after and not running:
-        reasons.append(f"the last successful sweep is {age:.0f} s old")
+async def readyz(service: ServiceDep) -> JSONResponse:
+    """Ready when the store answers, sweeps keep their deadline (`sweep_deadline_s`) and one
+    has succeeded within three sweep intervals (`stale_sweep_after_s`), or the first sweep is
+    still running. Answered on the event loop from what the service holds in memory: it never
+    waits for a worker thread, the store or a sweep."""
+    facts = service.readiness()
     body = Readiness(
-        ready=not reasons,
-        store=store_ok,
+        ready=facts.ready,
+        store=facts.store,
         database=service.store.dialect,
         target=service.target.label,
-        last_sweep_at=last,
-        last_sweep_age_s=age,
-        last_sweep_error=failed.error if failed else None,
-        sweep_running=running,
-        reasons=reasons,
+        last_sweep_at=facts.last_sweep_at,
+        last_sweep_age_s=facts.last_sweep_age_s,
+        last_sweep_error=facts.last_sweep_error,
+        sweep_running=facts.sweep_running,
+        sweep_overdue_since=facts.overdue_since,
+        reasons=facts.reasons,
     )
-    return JSONResponse(body.model_dump(mode="json"), status_code=200 if not reasons else 503)
+    return JSONResponse(body.model_dump(mode="json"), status_code=200 if facts.ready else 503)

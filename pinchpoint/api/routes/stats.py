@@ -7,14 +7,18 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from pinchpoint.api.auth import AdminAccess, ReadAccess, ServiceDep
+from pinchpoint.api.cached import current_view
+from pinchpoint.api.heavy import heavy_limit
 from pinchpoint.api.params import IsoDatetime
 from pinchpoint.api.problems import ProblemError
 from pinchpoint.api.views.stats import (
+    DEFAULT_SERIES,
+    MAX_SERIES,
     PERCENTILES,
     HistogramPoint,
     HistogramUpload,
@@ -25,6 +29,7 @@ from pinchpoint.api.views.stats import (
 )
 from pinchpoint.model.breakdown import GroupLevel
 from pinchpoint.model.stats import ImportKind
+from pinchpoint.service.runtime import HostView, Service
 
 router = APIRouter(prefix="/v1", tags=["statistics"])
 
@@ -37,11 +42,44 @@ class StatsResponse(BaseModel):
     end: datetime
     by: GroupLevel | None
     percentiles: list[float] = Field(default_factory=lambda: list(PERCENTILES))
+    total: int = Field(description="Series in all: `series` is the page from `offset`")
+    offset: int
+    limit: int
     series: list[SeriesView]
 
 
+def _stats_body(
+    service: Service,
+    view: HostView,
+    host: str,
+    entity: str | None,
+    by: GroupLevel | None,
+    span: tuple[datetime, datetime],
+    page: tuple[int, int],
+) -> bytes:
+    """The JSON of one page of series (run on a worker thread, holding a heavy slot)."""
+    start, end = span
+    offset, limit = page
+    try:
+        total, series = series_views(service, view, host, entity, by, start, end, offset, limit)
+    except LookupError as err:
+        raise ProblemError(404, "not-found", str(err)) from None
+    answer = StatsResponse(
+        host=host,
+        start=start,
+        end=end,
+        by=by,
+        total=total,
+        offset=offset,
+        limit=limit,
+        series=series,
+    )
+    return answer.model_dump_json().encode()
+
+
 @router.get("/stats", response_model=StatsResponse, dependencies=[ReadAccess])
-def get_stats(
+async def get_stats(
+    request: Request,
     service: ServiceDep,
     entity: Annotated[
         str | None, Query(description="An entity id (disk, enclosure, chain, HBA port, HBA…)")
@@ -58,10 +96,15 @@ def get_stats(
     ] = None,
     end: Annotated[IsoDatetime | None, Query(alias="to", description="Default: now")] = None,
     host: Annotated[str | None, Query()] = None,
-) -> StatsResponse:
+    limit: Annotated[
+        int, Query(ge=1, le=MAX_SERIES, description="Series per page (the groups of `by`)")
+    ] = DEFAULT_SERIES,
+    offset: Annotated[int, Query(ge=0, le=2**31, description="First series of the page")] = 0,
+) -> Response:
     """Points of the chosen entities over [from, to) (at most 366 days, ending at `to`):
     load, queue, mean latency, a latency histogram per point (heat map rows) and percentile
-    lines."""
+    lines. The groups of a level come a page at a time (`limit`, `offset`; `total` says how
+    many there are). A heavy request: beyond a few at once it waits, then gets 503."""
     if entity is None and by is None:
         by = GroupLevel.ENCLOSURE
     end = (end or datetime.now(UTC)).astimezone(UTC)
@@ -69,15 +112,15 @@ def get_stats(
     if start >= end:
         raise ProblemError(422, "validation", "query: from: must be before `to`")
     start = max(start, end - MAX_RANGE)  # at most a year per answer: the coarsest tier's span
-    view = service.view(host)
-    if view is None or view.inventory is None:
-        raise ProblemError(404, "not-found", "no inventory yet")
-    host_name = host or view.report.host.hostname or ""
-    try:
-        series = series_views(service, view.inventory, host_name, entity, by, start, end)
-    except LookupError as err:
-        raise ProblemError(404, "not-found", str(err)) from None
-    return StatsResponse(host=host_name, start=start, end=end, by=by, series=series)
+    async with heavy_limit(request).slot():
+        view = await current_view(service, host)
+        if view is None or view.inventory is None:
+            raise ProblemError(404, "not-found", "no inventory yet")
+        host_name = host or view.report.host.hostname or ""
+        body = await run_in_threadpool(
+            _stats_body, service, view, host_name, entity, by, (start, end), (offset, limit)
+        )
+    return Response(body, media_type="application/json")
 
 
 @router.post(
@@ -113,7 +156,7 @@ async def post_stats(
         text = body.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ProblemError(400, "not-text", "the body is not UTF-8 text") from None
-    view = service.view(host)
+    view = await current_view(service, host)
     if view is None or view.inventory is None:
         raise ProblemError(409, "no-inventory", "no inventory yet to attach statistics to")
     host_name = host or view.report.host.hostname or ""
@@ -136,8 +179,9 @@ async def post_stats(
                 raise ProblemError(422, "validation", f"body: {err}") from None
             file, points = None, upload.points
     try:
-        return await run_in_threadpool(
-            import_statistics, service, view.inventory, host_name, file, points
-        )
+        async with heavy_limit(request).slot():
+            return await run_in_threadpool(
+                import_statistics, service, view.inventory, host_name, file, points
+            )
     except ValueError as err:
         raise ProblemError(422, "stats-import", str(err)) from None

@@ -70,7 +70,12 @@ _UNKNOWN_SPEEDS = frozenset({0, 0xFFFF, 0xFFFFFFFF})
 _DOWN_STATES = frozenset({"down", "lowerlayerdown", "notpresent"})
 # Failures that concern every interface, logged even for virtual ones.
 _HOST_WIDE = frozenset(
-    {CommandStatus.TOOL_MISSING, CommandStatus.TIMEOUT, CommandStatus.PERMISSION}
+    {
+        CommandStatus.TOOL_MISSING,
+        CommandStatus.TIMEOUT,
+        CommandStatus.PERMISSION,
+        CommandStatus.NOT_RUN,
+    }
 )
 
 

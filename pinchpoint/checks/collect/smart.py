@@ -32,6 +32,10 @@ __all__ = ["COLLECTOR", "collect_health", "health_devices", "read_health", "smar
 
 PART = "health"
 SMARTCTL_TIMEOUT_S = 60.0
+# A `smartctl -x -j` report is 4-300 kB (an NVMe drive's full logs are the largest): 16 MiB is
+# fifty times that, and 8 runs at a time keep at most 128 MiB. The check's tool budget bounds
+# them all together (`pinchpoint.checks.source.budget`).
+SMARTCTL_MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 DEFAULT_MAX_WORKERS = 8
 
 DiskProgress = Callable[[int, int], None]  # (done, total), called as each disk finishes
@@ -55,6 +59,7 @@ def smartctl_command(device: str, timeout_s: float = SMARTCTL_TIMEOUT_S) -> Comm
         argv=("smartctl", "-x", "-j", f"/dev/{device}"),
         key=f"smartctl/{device}.json",
         timeout_s=timeout_s,
+        max_output_bytes=SMARTCTL_MAX_OUTPUT_BYTES,
     )
 
 
@@ -156,8 +161,10 @@ class _Reader:
         return _not_collected(device, reason)
 
     def disk(self, device: str, result: CommandResult) -> DiskHealth:
-        """A non-zero exit with a JSON report is not a failure: the report is read."""
-        if not result.stdout.strip() and result.status is not CommandStatus.OK:
+        """A non-zero exit with a JSON report is not a failure: the report is read. A run that
+        was stopped, cut short or not started leaves nothing to read."""
+        ran = result.status in (CommandStatus.OK, CommandStatus.FAILED)
+        if not ran or (not result.stdout.strip() and not result.ok):
             return self.failed_run(device, result)
         try:
             report = load_smartctl_json(result.stdout, device)

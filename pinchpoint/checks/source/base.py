@@ -9,6 +9,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 
+from pinchpoint.checks.source.budget import ToolBudget
 from pinchpoint.checks.source.commands import Command, CommandResult
 from pinchpoint.model.inventory import SourceKind
 from pinchpoint.model.problems import CollectionProblem, ProblemKind
@@ -45,6 +46,9 @@ class Source(ABC):
     location: str
     # Problems met opening the source itself (e.g. archive members refused), shown with the rest.
     open_problems: list[CollectionProblem]
+    # How long the check reading through this source may run tools, all together (a live host;
+    # the service sets one per sweep). None: each run has only its own timeout.
+    budget: ToolBudget | None = None
 
     @abstractmethod
     def _real(self, path: str) -> str:

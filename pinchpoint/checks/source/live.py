@@ -1,10 +1,12 @@
-"""This host, now: files read at their paths below a root (normally `/`), commands really run."""
+"""This host, now: files read at their paths below a root (normally `/`), commands really run,
+within a tool budget that starts when the source is opened (one source per check)."""
 
 from __future__ import annotations
 
 import os
 
 from pinchpoint.checks.source.base import Source
+from pinchpoint.checks.source.budget import ToolBudget
 from pinchpoint.checks.source.commands import Command, CommandResult, run_command
 from pinchpoint.model.inventory import SourceKind
 
@@ -18,6 +20,7 @@ class LiveSource(Source):
         self.root = root.rstrip("/")
         self.location = root
         self.open_problems = []
+        self.budget = ToolBudget()
 
     def _real(self, path: str) -> str:
         return self.root + path
@@ -27,4 +30,4 @@ class LiveSource(Source):
         return real[len(self.root) :] if self.root else real
 
     def run(self, command: Command) -> CommandResult:
-        return run_command(command)
+        return run_command(command, self.budget)

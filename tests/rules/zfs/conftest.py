@@ -65,3 +65,10 @@ def balanced(tmp_path_factory: pytest.TempPathFactory) -> Inventory:
     out = tmp_path_factory.mktemp("zfs") / "zfs_mirror"
     write_snapshot(load_spec(SPECS / "zfs_mirror.toml"), out)
     return collect_inventory(SnapshotSource(out))
+
+
+@pytest.fixture(scope="session")
+def mixed(tmp_path_factory: pytest.TempPathFactory) -> Inventory:
+    out = tmp_path_factory.mktemp("zfs") / "zfs_mixed"
+    write_snapshot(load_spec(SPECS / "zfs_mixed.toml"), out)
+    return collect_inventory(SnapshotSource(out))

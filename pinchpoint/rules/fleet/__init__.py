@@ -5,6 +5,6 @@ in catalog order."""
 from __future__ import annotations
 
 from pinchpoint.rules.base import Rule
-from pinchpoint.rules.fleet import nic_peer_outlier
+from pinchpoint.rules.fleet import firmware_mismatch, nic_peer_outlier
 
-RULES: tuple[Rule, ...] = (nic_peer_outlier.RULE,)
+RULES: tuple[Rule, ...] = (nic_peer_outlier.RULE, firmware_mismatch.RULE)

@@ -15,6 +15,7 @@ from pinchpoint.rules.base import RuleContext
 from pinchpoint.rules.catalog import CATALOG, FLEET_RULES
 from pinchpoint.rules.config import parse_config
 from pinchpoint.rules.engine import evaluate, fleet_context
+from pinchpoint.rules.fleet import nic_peer_outlier
 from pinchpoint.simulator import load_spec, write_snapshot
 
 RULE = "fleet.nic.peer_outlier"
@@ -37,15 +38,18 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Inventory]:
     return found
 
 
-def test_the_fleet_rule_is_in_the_catalog() -> None:
-    assert [r.id for r in FLEET_RULES] == [RULE]
-    assert FLEET_RULES[0] in CATALOG and FLEET_RULES[0].category == "fleet"
+NIC_RULE = [nic_peer_outlier.RULE]
+
+
+def test_the_fleet_rules_are_in_the_catalog() -> None:
+    assert [r.id for r in FLEET_RULES] == [RULE, "fleet.firmware.mismatch"]
+    assert all(r in CATALOG and r.category == "fleet" for r in FLEET_RULES)
 
 
 def test_one_nic_slower_than_its_identical_peers_on_the_other_hosts(
     fleet: dict[str, Inventory],
 ) -> None:
-    findings, skipped, ran = evaluate(fleet_context(fleet), FLEET_RULES)
+    findings, skipped, ran = evaluate(fleet_context(fleet), NIC_RULE)
     assert (skipped, ran) == ([], 1)
     (finding,) = findings
     nic = next(n for n in fleet["client-03"].network.nics if n.name == "eno1")
@@ -66,7 +70,7 @@ def test_one_nic_slower_than_its_identical_peers_on_the_other_hosts(
 
 def test_two_hosts_are_too_few_to_stand_out(fleet: dict[str, Inventory]) -> None:
     two = {name: fleet[name] for name in ("client-01", "client-03")}
-    findings, _, ran = evaluate(fleet_context(two), FLEET_RULES)
+    findings, _, ran = evaluate(fleet_context(two), NIC_RULE)
     assert findings == [] and ran == 1
 
 
@@ -77,7 +81,7 @@ def test_the_config_applies_to_the_fleet_rule(fleet: dict[str, Inventory]) -> No
         "mute": [{"rule": RULE, "entity": nic.id, "reason": "cable ordered"}],
     }
     config = parse_config(data, CATALOG, "test.toml")
-    (finding,) = evaluate(fleet_context(fleet), FLEET_RULES, config)[0]
+    (finding,) = evaluate(fleet_context(fleet), NIC_RULE, config)[0]
     assert finding.severity is Severity.CRITICAL
     assert finding.muted is not None and finding.muted.reason == "cable ordered"
 
@@ -85,7 +89,7 @@ def test_the_config_applies_to_the_fleet_rule(fleet: dict[str, Inventory]) -> No
 def test_on_one_host_the_fleet_rule_is_skipped_with_the_reason(
     fleet: dict[str, Inventory],
 ) -> None:
-    findings, skipped, _ = evaluate(RuleContext(inventory=fleet["client-03"]), FLEET_RULES)
+    findings, skipped, _ = evaluate(RuleContext(inventory=fleet["client-03"]), NIC_RULE)
     assert findings == []
     (skip,) = skipped
     assert skip.rule == RULE and "runs on a central service across hosts" in skip.reason

@@ -1,0 +1,85 @@
+"""Firmware units: every device of a host whose model and firmware level are known — disks,
+HBAs, expanders, enclosure I/O modules — with the identity two devices of one model share.
+`firmware.mismatch` compares them on one host, `fleet.firmware.mismatch` across hosts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from pinchpoint.model.findings import EntityRef
+from pinchpoint.model.inventory import Inventory
+from pinchpoint.naming import disk_ref
+
+TB = 1000**4
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One device of a kind: the model identity it is grouped by, its firmware, its name."""
+
+    kind: str  # "disk", "HBA", "expander", "I/O module"
+    identity: tuple[str, ...]  # what makes two devices the same model
+    model: str  # the identity in words
+    firmware: str
+    ref: EntityRef | None  # the device, where it has an entity
+    name: str
+
+
+def _capacity(size_bytes: int | None) -> str:
+    return f"{size_bytes / TB:.2f} TB" if size_bytes else "size unknown"
+
+
+def _disks(inventory: Inventory) -> Iterator[Unit]:
+    """Disks by full model identity — the model SMART reports where read (sysfs cuts a SATA
+    disk's model to 16 characters: "Samsung SSD 850" is two models), else vendor and model —
+    and capacity: two capacities are two models."""
+    health = {h.id: h for h in inventory.health.disks}
+    for disk in inventory.sas.disks:
+        smart = health.get(disk.id)
+        firmware = (smart.firmware if smart else None) or disk.revision
+        if not firmware:
+            continue
+        full = (smart.model if smart else None) or " ".join(
+            p for p in (disk.vendor, disk.model) if p
+        )
+        size = (smart.user_capacity_bytes if smart else None) or disk.size_bytes
+        model = f"{full} {_capacity(size)}".strip()
+        ref = disk_ref(disk, inventory)
+        yield Unit("disk", (full, str(size or "")), model, firmware, ref, ref.name)
+
+
+def _adapters(inventory: Inventory) -> Iterator[Unit]:
+    """HBAs by board and driver, expanders and SES devices (I/O modules) by vendor and
+    product."""
+    for hba in inventory.sas.hbas:
+        if hba.firmware and hba.board_name:
+            identity = (hba.board_name, hba.driver or "")
+            yield Unit("HBA", identity, hba.board_name, hba.firmware, None, hba.label)
+    for expander in inventory.sas.expanders:
+        if expander.revision and expander.product:
+            model = " ".join(p for p in (expander.vendor, expander.product) if p)
+            identity = (expander.vendor or "", expander.product)
+            name = f"expander {expander.sas_address}"
+            yield Unit("expander", identity, model, expander.revision, None, name)
+    names = {e.id: e.name for e in inventory.sas.enclosures}
+    for enclosure in inventory.sas.enclosures:
+        for ses in enclosure.ses_devices:
+            if ses.revision and ses.product:
+                model = " ".join(p for p in (ses.vendor, ses.product) if p)
+                identity = (ses.vendor or "", ses.product)
+                name = f"{names[enclosure.id]} I/O module {ses.sas_address or ses.id}"
+                yield Unit("I/O module", identity, model, ses.revision, None, name)
+
+
+def firmware_units(inventory: Inventory) -> list[Unit]:
+    """Every device of the host with a known model and firmware level."""
+    return [*_disks(inventory), *_adapters(inventory)]
+
+
+def units_by_model(units: list[Unit]) -> dict[tuple[str, tuple[str, ...]], list[Unit]]:
+    """Units grouped by kind and model identity, in a stable order."""
+    groups: dict[tuple[str, tuple[str, ...]], list[Unit]] = {}
+    for unit in units:
+        groups.setdefault((unit.kind, unit.identity), []).append(unit)
+    return dict(sorted(groups.items()))

@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test venv system-deps database lint typecheck pytest bench clean
+.PHONY: run test venv system-deps database bpf lint typecheck pytest bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV) || (sh scripts/install-system-deps.sh python && $(PYTHON) -m venv $(VENV))
@@ -14,7 +14,16 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-run: $(STAMP)
+# The kernel latency recorder (bpf/, docs/ebpf.md), built for this kernel's BTF into the venv's
+# bin/, where pinchpoint looks for it. Needs clang, bpftool and libbpf-dev (system-deps).
+BIOLAT := $(BIN)/pinchpoint-biolat
+$(BIOLAT): $(STAMP) bpf/biolat.bpf.c bpf/biolat.c bpf/biolat.h bpf/Makefile
+	$(MAKE) -s -C bpf OUT=$(abspath $(VENV))/bpf-build
+	cp $(VENV)/bpf-build/pinchpoint-biolat $@
+
+bpf: $(BIOLAT)
+
+run: $(STAMP) bpf
 	$(BIN)/pinchpoint serve --demo-if-no-sas --open-reads
 
 system-deps:
@@ -34,10 +43,10 @@ typecheck: $(STAMP)
 pytest: $(STAMP)
 	$(BIN)/pytest
 
-test: system-deps database lint typecheck pytest
+test: system-deps database bpf lint typecheck pytest
 
 bench: $(STAMP)
 	$(BIN)/python bench/inventory_bench.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bpf/build

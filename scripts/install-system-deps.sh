@@ -15,6 +15,12 @@ case "$what" in
     command -v iostat >/dev/null 2>&1 || need="$need sysstat"
     command -v promtool >/dev/null 2>&1 || need="$need prometheus"  # promtool checks the alert rules
     command -v chromium >/dev/null 2>&1 || need="$need chromium"  # the web view's end-to-end tests
+    # the kernel latency recorder (bpf/, docs/ebpf.md): built with clang, bpftool and libbpf;
+    # fio drives the loop devices its tests record
+    command -v clang >/dev/null 2>&1 || need="$need clang"
+    command -v bpftool >/dev/null 2>&1 || [ -x /usr/sbin/bpftool ] || need="$need bpftool"
+    [ -f /usr/include/bpf/libbpf.h ] || need="$need libbpf-dev"
+    command -v fio >/dev/null 2>&1 || need="$need fio"
     ;;
   python)
     need="python3-venv python3-pip"

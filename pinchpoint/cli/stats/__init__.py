@@ -46,6 +46,38 @@ def diff_command(
     diff_report(first, second, as_json, everything, partitions)
 
 
+@stats_app.command("record")
+def record_command(
+    seconds: Annotated[
+        float, typer.Option("--seconds", "-s", min=0.1, max=86400, help="How long to record.")
+    ] = 10.0,
+    devices: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--device",
+            "-d",
+            help="A block device to record (kernel name, e.g. sda, "
+            "nvme0n1); repeat for more. Default: every device.",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    bpf_stats: Annotated[
+        bool,
+        typer.Option(
+            "--bpf-stats",
+            help="Also measure what the probes cost (the kernel's BPF run-time statistics).",
+        ),
+    ] = False,
+) -> None:
+    """Per-I/O latency of this host's block devices, recorded in the kernel (eBPF): per device
+    and operation, the count and the p50/p90/p99/max of device time (issue to completion) and
+    of time queued in the block layer. Needs root (or CAP_BPF and CAP_PERFMON) and a kernel
+    with BTF; the seconds run from the moment the probes are attached."""
+    from pinchpoint.cli.stats.record import record_report
+
+    record_report(seconds, devices or [], as_json, bpf_stats)
+
+
 @stats_app.command("watch")
 def watch_command(
     interval: Annotated[

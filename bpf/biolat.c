@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pinchpoint-biolat: loads biolat.bpf.c, records for a while and prints what the kernel
+ * aggregated as JSON, one object per line: at the end, or every --interval seconds (counts
+ * cumulative since attach). Run by pinchpoint with an argument list and a timeout.
+ *
+ *   pinchpoint-biolat --seconds N [--interval S] [--device MAJ:MIN]... [--stats]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "biolat.h"
+#include "biolat.skel.h"
+
+#define MAX_DEVICES 4096
+#define MAX_CPUS 4096
+
+static volatile sig_atomic_t stopping;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if (level == LIBBPF_WARN)
+		return vfprintf(stderr, fmt, args);
+	return 0;
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: pinchpoint-biolat --seconds N [--interval S] "
+			"[--device MAJ:MIN]... [--stats]\n");
+	exit(2);
+}
+
+static int ncpus;
+
+static __u64 sum_percpu(const __u64 *values)
+{
+	__u64 s = 0;
+
+	for (int i = 0; i < ncpus; i++)
+		s += values[i];
+	return s;
+}
+
+static void print_programs(struct biolat_bpf *skel)
+{
+	struct bpf_program *progs[] = { skel->progs.on_insert, skel->progs.on_issue,
+					skel->progs.on_complete };
+	printf("\"programs\":[");
+	for (int i = 0; i < 3; i++) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info, &len))
+			continue;
+		printf("%s{\"name\":\"%s\",\"run_cnt\":%llu,\"run_time_ns\":%llu,"
+		       "\"recursion_misses\":%llu}",
+		       i ? "," : "", bpf_program__name(progs[i]), (unsigned long long)info.run_cnt,
+		       (unsigned long long)info.run_time_ns,
+		       (unsigned long long)info.recursion_misses);
+	}
+	printf("]");
+}
+
+static void print_drops(struct biolat_bpf *skel)
+{
+	static const char *names[DROP_COUNT] = { "start_map_full", "histogram_map_full",
+						 "no_disk" };
+	__u64 values[MAX_CPUS];
+	int fd = bpf_map__fd(skel->maps.drops);
+
+	printf("\"drops\":{");
+	for (__u32 k = 0; k < DROP_COUNT; k++) {
+		memset(values, 0, sizeof(__u64) * ncpus);
+		bpf_map_lookup_elem(fd, &k, values);
+		printf("%s\"%s\":%llu", k ? "," : "", names[k],
+		       (unsigned long long)sum_percpu(values));
+	}
+	printf("}");
+}
+
+static void print_totals(struct biolat_bpf *skel)
+{
+	struct total values[MAX_CPUS];
+	struct total_key key, next;
+	int fd = bpf_map__fd(skel->maps.totals), first = 1;
+	void *prev = NULL;
+
+	printf("\"totals\":[");
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct total t = { 0, 0, 0 };
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, values))
+			continue;
+		for (int i = 0; i < ncpus; i++) {
+			t.count += values[i].count;
+			t.sum += values[i].sum;
+			if (values[i].max > t.max)
+				t.max = values[i].max;
+		}
+		printf("%s[%u,%u,%u,%llu,%llu,%llu]", first ? "" : ",", key.dev, key.op, key.kind,
+		       (unsigned long long)t.count, (unsigned long long)t.sum,
+		       (unsigned long long)t.max);
+		first = 0;
+	}
+	printf("]");
+}
+
+static void print_hists(struct biolat_bpf *skel)
+{
+	__u64 values[MAX_CPUS];
+	struct hist_key key, next;
+	int fd = bpf_map__fd(skel->maps.hists), first = 1;
+	void *prev = NULL;
+
+	printf("\"buckets\":[");
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, values))
+			continue;
+		printf("%s[%u,%u,%u,%u,%llu]", first ? "" : ",", key.dev, key.op, key.kind,
+		       key.bucket, (unsigned long long)sum_percpu(values));
+		first = 0;
+	}
+	printf("]");
+}
+
+static void emit(struct biolat_bpf *skel, __u64 started, int final)
+{
+	printf("{\"format\":1,\"final\":%s,\"elapsed_ns\":%llu,\"sub_buckets\":%d,", final ? "true" : "false",
+	       (unsigned long long)(now_ns() - started), SUB_BUCKETS);
+	print_programs(skel);
+	printf(",");
+	print_drops(skel);
+	printf(",");
+	print_totals(skel);
+	printf(",");
+	print_hists(skel);
+	printf("}\n");
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "seconds", required_argument, NULL, 's' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "stats", no_argument, NULL, 'S' },
+		{ NULL, 0, NULL, 0 },
+	};
+	__u32 devices[MAX_DEVICES];
+	int ndevices = 0, want_stats = 0, stats_fd = -1, opt, err;
+	double seconds = -1, interval = 0;
+	struct biolat_bpf *skel;
+	__u64 started, next_emit, deadline;
+
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		unsigned int major, minor;
+		char *end;
+
+		switch (opt) {
+		case 's':
+			seconds = strtod(optarg, &end);
+			if (*end || seconds < 0)
+				usage();
+			break;
+		case 'i':
+			interval = strtod(optarg, &end);
+			if (*end || interval <= 0)
+				usage();
+			break;
+		case 'd':
+			if (ndevices == MAX_DEVICES || sscanf(optarg, "%u:%u", &major, &minor) != 2)
+				usage();
+			devices[ndevices++] = (major << 20) | minor;
+			break;
+		case 'S':
+			want_stats = 1;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (seconds < 0 || optind != argc)
+		usage();
+	ncpus = libbpf_num_possible_cpus();
+	if (ncpus <= 0 || ncpus > MAX_CPUS) {
+		fprintf(stderr, "pinchpoint-biolat: cannot count the CPUs\n");
+		return 1;
+	}
+	libbpf_set_print(quiet_print);
+	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
+	skel = biolat_bpf__open();
+	if (!skel) {
+		fprintf(stderr, "pinchpoint-biolat: cannot open the BPF object: %s\n", strerror(errno));
+		return 1;
+	}
+	skel->rodata->filter_devices = ndevices > 0;
+	err = biolat_bpf__load(skel);
+	if (err) {
+		fprintf(stderr, "pinchpoint-biolat: cannot load the BPF programs: %s\n", strerror(-err));
+		goto out;
+	}
+	for (int i = 0; i < ndevices; i++) {
+		__u8 one = 1;
+		bpf_map_update_elem(bpf_map__fd(skel->maps.devices), &devices[i], &one, BPF_ANY);
+	}
+	if (want_stats) {
+		stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		if (stats_fd < 0)
+			fprintf(stderr, "pinchpoint-biolat: kernel BPF statistics unavailable: %s\n",
+				strerror(errno));
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	err = biolat_bpf__attach(skel);
+	if (err) {
+		fprintf(stderr, "pinchpoint-biolat: cannot attach to the block tracepoints: %s\n",
+			strerror(-err));
+		goto out;
+	}
+	started = now_ns(); /* attach is synchronous: the window starts here */
+	fprintf(stderr, "pinchpoint-biolat: attached\n");
+	deadline = seconds > 0 ? started + (__u64)(seconds * 1e9) : 0;
+	next_emit = interval > 0 ? started + (__u64)(interval * 1e9) : 0;
+	while (!stopping) {
+		__u64 now = now_ns(), wake = deadline;
+
+		if (deadline && now >= deadline)
+			break;
+		if (next_emit && now >= next_emit) {
+			emit(skel, started, 0);
+			next_emit += (__u64)(interval * 1e9);
+		}
+		if (next_emit && (!wake || next_emit < wake))
+			wake = next_emit;
+		if (!wake)
+			wake = now + 1000000000ull;
+		if (wake > now) {
+			__u64 d = wake - now;
+			struct timespec ts = { .tv_sec = d / 1000000000ull, .tv_nsec = d % 1000000000ull };
+			nanosleep(&ts, NULL);
+		}
+	}
+	biolat_bpf__detach(skel); /* the window ends here: nothing counted after */
+	emit(skel, started, 1);
+out:
+	if (stats_fd >= 0)
+		close(stats_fd);
+	biolat_bpf__destroy(skel);
+	return err ? 1 : 0;
+}

@@ -1,0 +1,164 @@
+"""The output of `pinchpoint-biolat` (`bpf/biolat.c`): one JSON object per line, counts
+cumulative since the probes were attached; the last line (`"final": true`) is the whole
+recording.
+
+Each line holds `totals` rows `[dev, op, kind, count, sum, max]` and `buckets` rows
+`[dev, op, kind, bucket, count]`, where `dev` is the kernel's internal dev_t
+(major << 20 | minor), `op` the request's REQ_OP_*, `kind` 0 device time and 1 queued time in
+nanoseconds, 2 size in bytes, and `bucket` the recorder's log-linear index (8 per power of two,
+`bpf/biolat.h`). Latency buckets are turned into the project's histogram buckets exactly: the
+two schemes cut the same octaves the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pinchpoint.model.histogram import (
+    FIRST_OCTAVE,
+    LAST_OCTAVE,
+    OVERFLOW_BUCKET,
+    SUB_BUCKET_BITS,
+    SUB_BUCKETS,
+    UNDERFLOW_BUCKET,
+    LatencyHistogram,
+)
+from pinchpoint.model.latency_recording import (
+    BlockOp,
+    BlockRecording,
+    DeviceRecording,
+    OpRecording,
+    ProgramCost,
+)
+
+FORMAT = 1
+KIND_DEVICE, KIND_QUEUE, KIND_SIZE = 0, 1, 2
+MAX_RAW_BUCKET = (64 - SUB_BUCKET_BITS) * SUB_BUCKETS + SUB_BUCKETS - 1
+_OPS = {0: BlockOp.READ, 1: BlockOp.WRITE, 2: BlockOp.FLUSH, 3: BlockOp.DISCARD}
+
+
+class BiolatParseError(ValueError):
+    """The recorder's output is not what it prints."""
+
+
+def latency_bucket(raw: int) -> int:
+    """The project's histogram bucket (`model/histogram.py`) of the recorder's bucket `raw`
+    of nanoseconds."""
+    if raw < SUB_BUCKETS:
+        return UNDERFLOW_BUCKET
+    octave = raw // SUB_BUCKETS + SUB_BUCKET_BITS - 1
+    if octave < FIRST_OCTAVE:
+        return UNDERFLOW_BUCKET
+    if octave > LAST_OCTAVE:
+        return OVERFLOW_BUCKET
+    return 1 + (octave - FIRST_OCTAVE) * SUB_BUCKETS + raw % SUB_BUCKETS
+
+
+def dev_name(dev: int) -> str:
+    """major:minor of the kernel's internal dev_t (20 bits of minor)."""
+    return f"{dev >> 20}:{dev & 0xFFFFF}"
+
+
+def _ints(row: Any, length: int, what: str) -> list[int]:
+    if (
+        not isinstance(row, list)
+        or len(row) != length
+        or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in row)
+    ):
+        raise BiolatParseError(f"a {what} row is not {length} non-negative integers: {row!r:.80}")
+    return row
+
+
+def _last_object(text: str) -> dict[str, Any]:
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        raise BiolatParseError("the recorder printed nothing")
+    try:
+        data = json.loads(lines[-1])
+    except (json.JSONDecodeError, RecursionError) as err:
+        raise BiolatParseError(f"the recorder's last line is not JSON ({err})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise BiolatParseError(f"not the recorder's output format {FORMAT}")
+    return data
+
+
+def _programs(data: dict[str, Any]) -> list[ProgramCost]:
+    programs = data.get("programs", [])
+    if not isinstance(programs, list):
+        raise BiolatParseError("'programs' is not a list")
+    found = []
+    for item in programs:
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise BiolatParseError(f"a program entry is not an object with a name: {item!r:.80}")
+        found.append(
+            ProgramCost(
+                name=item["name"],
+                run_count=int(item.get("run_cnt", 0)),
+                run_time_ns=int(item.get("run_time_ns", 0)),
+                recursion_misses=int(item.get("recursion_misses", 0)),
+            )
+        )
+    return found
+
+
+def parse_recording(text: str) -> BlockRecording:
+    """The recording in the recorder's last line of output (device names and ids are the
+    collector's to fill in)."""
+    data = _last_object(text)
+    elapsed = data.get("elapsed_ns")
+    if not isinstance(elapsed, int) or elapsed < 0:
+        raise BiolatParseError("'elapsed_ns' is missing or not a count of nanoseconds")
+    if data.get("sub_buckets") != SUB_BUCKETS:
+        raise BiolatParseError(f"the recorder's buckets are not {SUB_BUCKETS} per power of two")
+    totals, buckets = data.get("totals"), data.get("buckets")
+    if not isinstance(totals, list) or not isinstance(buckets, list):
+        raise BiolatParseError("'totals' or 'buckets' is missing")
+    drops = data.get("drops", {})
+    if not isinstance(drops, dict) or not all(isinstance(v, int) for v in drops.values()):
+        raise BiolatParseError("'drops' is not an object of counts")
+
+    ops: dict[tuple[int, BlockOp], OpRecording] = {}
+
+    def op_of(dev: int, code: int) -> OpRecording:
+        op = _OPS.get(code, BlockOp.OTHER)
+        return ops.setdefault((dev, op), OpRecording(op=op))
+
+    latency_counts: dict[tuple[int, BlockOp, int], dict[int, int]] = {}
+    for row in buckets:
+        dev, code, kind, raw, count = _ints(row, 5, "bucket")
+        if raw > MAX_RAW_BUCKET or kind > KIND_SIZE:
+            raise BiolatParseError(f"a bucket row is out of range: {row!r:.80}")
+        recorded = op_of(dev, code)
+        if kind == KIND_SIZE:
+            recorded.sizes[raw] = recorded.sizes.get(raw, 0) + count
+        else:
+            counts = latency_counts.setdefault((dev, recorded.op, kind), {})
+            index = latency_bucket(raw)
+            counts[index] = counts.get(index, 0) + count
+    for row in totals:
+        dev, code, kind, count, total, largest = _ints(row, 6, "total")
+        if kind > KIND_SIZE:
+            raise BiolatParseError(f"a total row is out of range: {row!r:.80}")
+        recorded = op_of(dev, code)
+        if kind == KIND_SIZE:
+            recorded.bytes += total
+            continue
+        counts = latency_counts.get((dev, recorded.op, kind), {})
+        histogram = LatencyHistogram.from_counts(counts, total, None, largest or None)
+        if kind == KIND_DEVICE:
+            recorded.device_time.merge_from(histogram)
+        else:
+            recorded.queue_time.merge_from(histogram)
+
+    devices: dict[int, DeviceRecording] = {}
+    for (dev, _op), recorded in sorted(
+        ops.items(), key=lambda i: (i[0][0], list(BlockOp).index(i[0][1]))
+    ):
+        devices.setdefault(dev, DeviceRecording(dev=dev_name(dev))).ops.append(recorded)
+    return BlockRecording(
+        seconds=elapsed / 1e9,
+        devices=list(devices.values()),
+        programs=_programs(data),
+        drops={str(k): v for k, v in drops.items()},
+    )

@@ -1,0 +1,69 @@
+"""Real block devices for the tests that record per-I/O latency: loop devices over files
+(`losetup --direct-io=on`; kernel modules such as null_blk cannot be loaded here), fio to drive
+them, and the reason to skip where this host cannot."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from pinchpoint.checks.source.biolat import unavailable_reason
+
+
+def recording_unavailable() -> str | None:
+    """Why these tests cannot run here, or None."""
+    reason = unavailable_reason()
+    if reason is not None:
+        return reason
+    for tool in ("losetup", "fio"):
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed (scripts/install-system-deps.sh tools)"
+    return None
+
+
+@contextmanager
+def loop_device(directory: Path, size_mib: int = 256) -> Iterator[str]:
+    """A loop device with direct I/O over a file in `directory`; its kernel name."""
+    backing = directory / "loop.img"
+    with open(backing, "wb") as file:
+        file.truncate(size_mib * 1024 * 1024)
+    path = subprocess.run(
+        ["losetup", "--direct-io=on", "--find", "--show", str(backing)],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    ).stdout.strip()
+    try:
+        yield os.path.basename(path)
+    finally:
+        subprocess.run(["losetup", "--detach", path], check=False, timeout=30)
+
+
+def run_fio(device: str, *extra: str, timeout_s: float = 120) -> dict[str, Any]:
+    """fio's JSON for one job on /dev/`device`: random 4 KiB reads and writes, direct, libaio,
+    with total-latency percentiles; `extra` adds or overrides options."""
+    argv = [
+        "fio",
+        "--name=pinchpoint-test",
+        f"--filename=/dev/{device}",
+        "--rw=randrw",
+        "--bs=4k",
+        "--direct=1",
+        "--ioengine=libaio",
+        "--iodepth=4",
+        "--size=64M",
+        "--io_size=8M",
+        "--lat_percentiles=1",
+        "--output-format=json",
+        *extra,
+    ]
+    done = subprocess.run(argv, check=True, capture_output=True, text=True, timeout=timeout_s)
+    job: dict[str, Any] = json.loads(done.stdout)["jobs"][0]
+    return job

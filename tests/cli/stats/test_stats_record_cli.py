@@ -93,9 +93,9 @@ def test_json_per_device_and_op(busy: str) -> None:
     )
     ops = {op["op"]: op for op in device["ops"]}
     assert set(ops) == {"read", "write"}
-    # fio paces at most 400 IOPS in all (fewer when the machine is busy)
-    assert 0 < sum(op["iops"] for op in ops.values()) <= 400 * 1.05
     for op in ops.values():
+        # fio paces reads and writes at 400 IOPS each (fewer when the machine is busy)
+        assert 0 < op["iops"] <= 400 * 1.05
         assert op["count"] > 0 and abs(op["iops"] - op["count"] / data["seconds"]) < 1
         assert op["p50_us"] <= op["p90_us"] <= op["p99_us"] <= op["max_us"]
         counts = [count for _upper, count in op["buckets"]]

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* pinchpoint's block-layer latency recorder: per device and operation, a log-linear
  * histogram (8 buckets per power of two) of each request's device time (issue to
- * completion), its time queued in the block layer (insert to issue) and its size.
+ * completion), its time queued in the block layer (insert to issue), its whole time in the
+ * block layer (insert, or issue when it was not queued, to completion) and its size.
  * Aggregated in kernel maps; user space reads them, nothing is copied per I/O.
  * Raw BTF tracepoints hand over the request itself, so starts are keyed by its address. */
 #include "vmlinux.h"
@@ -194,8 +195,12 @@ int BPF_PROG(on_complete, struct request *rq, int error, unsigned int nr_bytes)
 	} else {
 		op = BPF_CORE_READ(rq, cmd_flags) & REQ_OP_MASK;
 		account(dev, op, KIND_DEVICE, now - s->issue);
-		if (s->insert && s->issue > s->insert)
+		if (s->insert && s->issue > s->insert) {
 			account(dev, op, KIND_QUEUE, s->issue - s->insert);
+			account(dev, op, KIND_TOTAL, now - s->insert);
+		} else {
+			account(dev, op, KIND_TOTAL, now - s->issue);
+		}
 		account(dev, op, KIND_SIZE, BPF_CORE_READ(rq, __data_len) ?: nr_bytes);
 	}
 	bpf_map_delete_elem(&starts, &key);

@@ -6,7 +6,7 @@
 #define SUB_BUCKETS (1 << SUB_BITS)
 #define MAX_BUCKET ((64 - SUB_BITS) * SUB_BUCKETS + SUB_BUCKETS - 1)
 
-enum kind { KIND_DEVICE = 0, KIND_QUEUE = 1, KIND_SIZE = 2 };
+enum kind { KIND_DEVICE = 0, KIND_QUEUE = 1, KIND_SIZE = 2, KIND_TOTAL = 3 };
 enum drop { DROP_START_FULL = 0, DROP_HIST_FULL = 1, DROP_NO_DISK = 2, DROP_COUNT = 3 };
 
 struct hist_key {

@@ -27,6 +27,16 @@ def capture_command(
     interval: Annotated[
         float, typer.Option("--interval", min=0.1, help="Seconds between diskstats samples.")
     ] = 10.0,
+    record_seconds: Annotated[
+        float,
+        typer.Option(
+            "--record-seconds",
+            min=0,
+            max=3600,
+            help="Also record per-I/O latency in the kernel (eBPF) for this long, so the "
+            "snapshot carries real distributions (docs/ebpf.md).",
+        ),
+    ] = 0.0,
 ) -> None:
     """Write a snapshot of everything the collectors read, to analyse this host elsewhere."""
     from pinchpoint.checks.source.capture import capture, capture_tarball
@@ -36,7 +46,13 @@ def capture_command(
             task = progress.add_task("capture", total=None)
             say = progress_reporter(progress, task)
             write = capture_tarball if tar else capture
-            result = write(out, progress=say, samples=samples, interval_s=interval)
+            result = write(
+                out,
+                progress=say,
+                samples=samples,
+                interval_s=interval,
+                record_s=record_seconds,
+            )
     except FileExistsError as err:
         raise fail(f"{err}; choose a new path") from None
     fabric = result.inventory.sas

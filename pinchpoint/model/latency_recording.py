@@ -1,6 +1,7 @@
 """Per-I/O latency recorded in the kernel (eBPF, `docs/ebpf.md`): per block device and
 operation, a histogram of each request's device time (issue to completion), of its time queued
-in the block layer (insertion to issue) and of its size.
+in the block layer (insertion to issue), of its whole time there (insertion or issue to
+completion) and of its size.
 
 Latencies use the one histogram scheme of `model/histogram.py`, so a recording merges with
 every other histogram exactly. Sizes keep the recorder's own log-linear buckets of bytes
@@ -50,6 +51,9 @@ class OpRecording(BaseModel):
     # Requests that went through the block layer's queue (a scheduler or a plug) before being
     # issued; requests issued directly are not in it.
     queue_time: LatencyHistogram = Field(default_factory=LatencyHistogram)
+    # The whole time in the block layer: from insertion (or issue, for a request issued
+    # directly) to completion — what iostat's r_await and w_await average.
+    total_time: LatencyHistogram = Field(default_factory=LatencyHistogram)
     sizes: dict[int, int] = Field(default_factory=dict)  # size bucket index -> requests
     bytes: int = 0
 

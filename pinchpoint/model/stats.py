@@ -235,6 +235,7 @@ class ImportKind(StrEnum):
     IOSTAT_JSON = "iostat-json"  # iostat -x -o JSON
     FIO_JSON = "fio"  # fio --output-format=json (or json+)
     PERFMON_CSV = "perfmon"  # Windows PerfMon / relog CSV
+    EBPF = "ebpf"  # pinchpoint stats record --json: per-I/O latency recorded in the kernel
 
 
 class ImportedStats(BaseModel):

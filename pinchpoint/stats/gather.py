@@ -1,9 +1,9 @@
 """Every statistic pinchpoint can have for one host, gathered once for `stats show` and `check`.
 
-From a snapshot: its series of `/proc/diskstats` and `/proc/net/dev` samples and the
-`zpool iostat -w` histograms it carries; on a live host: two samples `seconds` apart. Files of
-other tools (`--import`) join the histograms. What could not be used is said in `notes`, never
-silently dropped.
+From a snapshot: its series of `/proc/diskstats` and `/proc/net/dev` samples, the
+`zpool iostat -w` histograms and the per-I/O latency recorded in the kernel that it carries;
+on a live host: two samples `seconds` apart. Files of other tools (`--import`) join the
+histograms. What could not be used is said in `notes`, never silently dropped.
 
 The diskstats samples are read into raw tables and figures are computed for whole devices only:
 the partitions the inventory lists are left out, as the breakdown never adds them (their disk's
@@ -20,9 +20,11 @@ from pathlib import Path
 
 from pinchpoint.checks.collect.diskstats import read_diskstats_table, read_table_series
 from pinchpoint.checks.collect.imports import import_stats
+from pinchpoint.checks.collect.latency_recording import RecordingError, read_recording
 from pinchpoint.checks.collect.netdev import live_net_dev_sample, read_net_dev_series
 from pinchpoint.checks.parse.diskstats import DiskstatsTable
 from pinchpoint.checks.parse.importers import StatsImportError, parse_stats
+from pinchpoint.checks.parse.importers.ebpf_json import recording_imported
 from pinchpoint.checks.source import Source
 from pinchpoint.checks.source.commands import Command
 from pinchpoint.model.inventory import Inventory
@@ -90,6 +92,22 @@ def snapshot_histograms(source: Source, notes: list[str]) -> list[ImportedStats]
         return []
 
 
+def snapshot_recording(source: Source, notes: list[str]) -> list[ImportedStats]:
+    """The per-I/O latency a snapshot carries (`capture --record-seconds`), when it does."""
+    try:
+        recording = read_recording(source)
+    except RecordingError as err:
+        notes.append(f"{err.problem().subject}: not used: {err}")
+        return []
+    if recording is None or not recording.devices:
+        return []
+    try:
+        return [recording_imported(recording, "commands/biolat/recording.json")]
+    except StatsImportError as err:
+        notes.append(f"commands/biolat/recording.json: not used: {err}")
+        return []
+
+
 def imported_files(files: Sequence[Path], kinds: Sequence[ImportKind]) -> list[ImportedStats]:
     """Each `--import` file, read with the `--kind` given in the same position (else guessed).
 
@@ -125,6 +143,7 @@ def gather_statistics(
         if disks:
             gathered.tables = read_table_series(source)
             gathered.imported = snapshot_histograms(source, notes)
+            gathered.imported += snapshot_recording(source, notes)
         if network:
             gathered.net_samples = read_net_dev_series(source)
     gathered.imported += list(imports)

@@ -1,6 +1,8 @@
 """What a per-I/O latency recording says, per device and operation, in the figures
 `pinchpoint stats record` prints and the API returns: counts, percentiles in microseconds and
-the buckets themselves as `[upper bound, count]` (count per bucket, not cumulative)."""
+the buckets themselves as `[upper bound, count]` (count per bucket, not cumulative) — of the
+device time, the whole time in the block layer (`total`) and the time queued (`queued`).
+`stats import` reads this JSON back (`checks/parse/importers/ebpf_json.py`)."""
 
 from __future__ import annotations
 
@@ -45,6 +47,8 @@ def op_summary(op: OpRecording, seconds: float) -> dict[str, Any]:
     summary["iops"] = round(device.count / seconds, 1) if seconds > 0 else None
     summary["mb_per_s"] = round(op.bytes / seconds / 1e6, 3) if seconds > 0 else None
     summary["mean_size_bytes"] = round(op.bytes / device.count) if device.count else None
+    summary["bytes"] = op.bytes
+    summary["total"] = latency_summary(op.total_time)
     summary["queued"] = latency_summary(op.queue_time)
     summary["size_buckets"] = [
         [size_bounds(index)[1], count] for index, count in sorted(op.sizes.items())

@@ -1,6 +1,7 @@
-"""A recording of per-I/O latency on this host (`pinchpoint stats record`, `docs/ebpf.md`):
-the devices asked for turned into major:minor, the kernel recorder run, its output parsed,
-and each recorded device given its kernel name and stable id."""
+"""Per-I/O latency recorded in the kernel (`docs/ebpf.md`): on this host for `stats record`
+and `capture --record-seconds`, or read back from a snapshot's
+`commands/biolat/recording.json`; each recorded device given its kernel name and stable id
+through the same source, so a snapshot names its devices as the live host did."""
 
 from __future__ import annotations
 
@@ -8,16 +9,36 @@ import posixpath
 
 from pinchpoint.checks.parse.biolat import BiolatParseError, parse_recording
 from pinchpoint.checks.source import Source, SourceError
-from pinchpoint.checks.source.biolat import run_recording, unavailable_reason
+from pinchpoint.checks.source.biolat import recording_command, unavailable_reason
+from pinchpoint.checks.source.commands import CommandStatus
 from pinchpoint.model.latency_recording import BlockRecording
+from pinchpoint.model.problems import CollectionProblem, ProblemKind
 
-__all__ = ["RecordingError", "block_devices", "record_block_latency"]
+__all__ = [
+    "RecordingError",
+    "block_devices",
+    "read_recording",
+    "record_block_latency",
+]
 
 CLASS_BLOCK = "/sys/class/block"
+PART = "latency recording"
 
 
 class RecordingError(Exception):
-    """Per-I/O latency could not be recorded; the message says why and what to do."""
+    """Per-I/O latency could not be recorded or read; the message says why and what to do."""
+
+    def __init__(self, message: str, kind: ProblemKind = ProblemKind.FAILED) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+    def problem(self) -> CollectionProblem:
+        return CollectionProblem(
+            part=PART,
+            subject=f"commands/{recording_command(1, []).key}",
+            kind=self.kind,
+            reason=str(self),
+        )
 
 
 def block_devices(source: Source) -> dict[str, str]:
@@ -56,30 +77,51 @@ def _wanted(names: list[str], devices: dict[str, str]) -> list[str]:
         name = posixpath.basename(asked.rstrip("/"))
         if name not in by_name:
             raise RecordingError(
-                f"no block device {asked!r} on this host (see `lsblk` for the names)"
+                f"no block device {asked!r} on this host (see `lsblk` for the names)",
+                ProblemKind.MISSING,
             )
         wanted.append(by_name[name])
     return wanted
 
 
-def record_block_latency(
-    source: Source, seconds: float, names: list[str], stats: bool = False
-) -> BlockRecording:
-    """Record every I/O of the devices `names` (all when empty) for `seconds`; raises
-    `RecordingError` with the reason when it cannot."""
-    reason = unavailable_reason()
-    if reason is not None:
-        raise RecordingError(reason)
-    devices = block_devices(source)
-    result = run_recording(seconds, _wanted(names, devices), stats)
-    if not result.ok:
-        raise RecordingError(f"the latency recorder failed: {result.reason()}")
+def _named(source: Source, text: str) -> BlockRecording:
+    """The recorder's output parsed, each device named as `source` names it."""
     try:
-        recording = parse_recording(result.stdout)
+        recording = parse_recording(text)
     except BiolatParseError as err:
-        raise RecordingError(f"the latency recorder's output is unusable: {err}") from None
+        raise RecordingError(
+            f"the latency recorder's output is unusable: {err}", ProblemKind.GARBLED
+        ) from None
+    devices = block_devices(source)
     for device in recording.devices:
         device.name = devices.get(device.dev)
         if device.name is not None:
             device.wwid = _stable_id(source, device.name)
     return recording
+
+
+def record_block_latency(
+    source: Source, seconds: float, names: list[str], stats: bool = False
+) -> BlockRecording:
+    """Record every I/O of the devices `names` (all when empty) for `seconds`, through `source`
+    (live, or capture's recording source, which keeps the output in the snapshot); raises
+    `RecordingError` with the reason when it cannot."""
+    reason = unavailable_reason()
+    if reason is not None:
+        raise RecordingError(reason, ProblemKind.UNSUPPORTED)
+    wanted = _wanted(names, block_devices(source))
+    result = source.run(recording_command(seconds, wanted, stats))
+    if not result.ok:
+        raise RecordingError(f"the latency recorder failed: {result.reason()}")
+    return _named(source, result.stdout)
+
+
+def read_recording(source: Source) -> BlockRecording | None:
+    """The recording a snapshot carries (`capture --record-seconds`), None when it carries
+    none; `RecordingError` when it is unusable."""
+    result = source.run(recording_command(1, []))
+    if result.status is CommandStatus.NOT_COLLECTED:
+        return None
+    if not result.ok:
+        raise RecordingError(f"the snapshot's latency recording: {result.reason()}")
+    return _named(source, result.stdout)

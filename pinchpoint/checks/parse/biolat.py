@@ -4,10 +4,10 @@ recording.
 
 Each line holds `totals` rows `[dev, op, kind, count, sum, max]` and `buckets` rows
 `[dev, op, kind, bucket, count]`, where `dev` is the kernel's internal dev_t
-(major << 20 | minor), `op` the request's REQ_OP_*, `kind` 0 device time and 1 queued time in
-nanoseconds, 2 size in bytes, and `bucket` the recorder's log-linear index (8 per power of two,
-`bpf/biolat.h`). Latency buckets are turned into the project's histogram buckets exactly: the
-two schemes cut the same octaves the same way.
+(major << 20 | minor), `op` the request's REQ_OP_*, `kind` 0 device time, 1 queued time and
+3 whole time in the block layer in nanoseconds, 2 size in bytes, and `bucket` the recorder's
+log-linear index (8 per power of two, `bpf/biolat.h`). Latency buckets are turned into the
+project's histogram buckets exactly: the two schemes cut the same octaves the same way.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ from pinchpoint.model.latency_recording import (
 )
 
 FORMAT = 1
-KIND_DEVICE, KIND_QUEUE, KIND_SIZE = 0, 1, 2
+KIND_DEVICE, KIND_QUEUE, KIND_SIZE, KIND_TOTAL = 0, 1, 2, 3
+LAST_KIND = KIND_TOTAL
 MAX_RAW_BUCKET = (64 - SUB_BUCKET_BITS) * SUB_BUCKETS + SUB_BUCKETS - 1
 _OPS = {0: BlockOp.READ, 1: BlockOp.WRITE, 2: BlockOp.FLUSH, 3: BlockOp.DISCARD}
 
@@ -127,7 +128,7 @@ def parse_recording(text: str) -> BlockRecording:
     latency_counts: dict[tuple[int, BlockOp, int], dict[int, int]] = {}
     for row in buckets:
         dev, code, kind, raw, count = _ints(row, 5, "bucket")
-        if raw > MAX_RAW_BUCKET or kind > KIND_SIZE:
+        if raw > MAX_RAW_BUCKET or kind > LAST_KIND:
             raise BiolatParseError(f"a bucket row is out of range: {row!r:.80}")
         recorded = op_of(dev, code)
         if kind == KIND_SIZE:
@@ -138,7 +139,7 @@ def parse_recording(text: str) -> BlockRecording:
             counts[index] = counts.get(index, 0) + count
     for row in totals:
         dev, code, kind, count, total, largest = _ints(row, 6, "total")
-        if kind > KIND_SIZE:
+        if kind > LAST_KIND:
             raise BiolatParseError(f"a total row is out of range: {row!r:.80}")
         recorded = op_of(dev, code)
         if kind == KIND_SIZE:
@@ -146,10 +147,11 @@ def parse_recording(text: str) -> BlockRecording:
             continue
         counts = latency_counts.get((dev, recorded.op, kind), {})
         histogram = LatencyHistogram.from_counts(counts, total, None, largest or None)
-        if kind == KIND_DEVICE:
-            recorded.device_time.merge_from(histogram)
-        else:
-            recorded.queue_time.merge_from(histogram)
+        {
+            KIND_DEVICE: recorded.device_time,
+            KIND_QUEUE: recorded.queue_time,
+            KIND_TOTAL: recorded.total_time,
+        }[kind].merge_from(histogram)
 
     devices: dict[int, DeviceRecording] = {}
     for (dev, _op), recorded in sorted(

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from pinchpoint.checks.collect.collector import Progress
 from pinchpoint.checks.collect.inventory import collect_inventory
+from pinchpoint.checks.collect.latency_recording import RecordingError, record_block_latency
 from pinchpoint.checks.collect.samples import record_samples
 from pinchpoint.checks.source import RecordingSource
 from pinchpoint.checks.source.commands import Command, run_command
@@ -60,9 +61,11 @@ def capture(
     progress: Progress | None = None,
     samples: int = 0,
     interval_s: float = 10.0,
+    record_s: float = 0.0,
 ) -> CaptureResult:
     """Write a snapshot directory at `out` (which must not exist or be empty), with `samples`
-    diskstats samples `interval_s` apart under `samples/<n>/` for `pinchpoint stats diff`."""
+    diskstats samples `interval_s` apart under `samples/<n>/` for `pinchpoint stats diff`, and
+    `record_s` seconds of per-I/O latency recorded in the kernel (`docs/ebpf.md`)."""
     if out.exists() and any(out.iterdir()):
         raise FileExistsError(f"{out} exists and is not empty")
     out.mkdir(parents=True, exist_ok=True)
@@ -75,6 +78,13 @@ def capture(
         if progress is not None:
             progress(f"recording {samples} diskstats samples, {interval_s:g} s apart")
         inventory.problems.extend(record_samples(out, samples, interval_s, root=root))
+    if record_s > 0:
+        if progress is not None:
+            progress(f"recording per-I/O latency for {record_s:g} s (eBPF)")
+        try:
+            record_block_latency(source, record_s, [])
+        except RecordingError as err:
+            inventory.problems.append(err.problem())
     manifest = Manifest(
         hostname=inventory.host.hostname,
         kernel=inventory.host.kernel,
@@ -101,6 +111,7 @@ def capture_tarball(
     progress: Progress | None = None,
     samples: int = 0,
     interval_s: float = 10.0,
+    record_s: float = 0.0,
 ) -> CaptureResult:
     """Capture into a temporary directory and pack it as `OUT.tar.gz` (one top directory)."""
     target = archive_name(out)
@@ -110,7 +121,12 @@ def capture_tarball(
     with tempfile.TemporaryDirectory(prefix="pinchpoint-capture-") as tmp:
         staged = Path(tmp, top)
         result = capture(
-            staged, root=root, progress=progress, samples=samples, interval_s=interval_s
+            staged,
+            root=root,
+            progress=progress,
+            samples=samples,
+            interval_s=interval_s,
+            record_s=record_s,
         )
         partial = target.with_name(target.name + ".part")
         with tarfile.open(partial, "w:gz") as archive:

@@ -56,10 +56,14 @@ def test_the_real_recording_counts_what_fio_did() -> None:
             ours = op.device_time.percentile_s(percent)
             assert ours is not None and ours * 1e9 <= total[f"{percent}.000000"] * 1.05
         assert op.queue_time.count == 0  # the loop driver issues directly: nothing queued
+        assert op.total_time == op.device_time  # so its whole time is its device time
     vda = next(d for d in recording.devices if d.dev == "254:0")
-    assert {o.op for o in vda.ops} == {BlockOp.READ, BlockOp.WRITE, BlockOp.FLUSH, BlockOp.DISCARD}
+    assert {BlockOp.READ, BlockOp.WRITE, BlockOp.DISCARD} <= {o.op for o in vda.ops}
     reads = vda.op(BlockOp.READ)
     assert reads is not None and reads.queue_time.count == reads.device_time.count  # scheduled
+    # queued, then on the device: the whole time is the sum of both, request by request
+    assert reads.total_time.count == reads.device_time.count
+    assert reads.total_time.sum_ns == reads.queue_time.sum_ns + reads.device_time.sum_ns
     assert recording.recursion_misses == 0 and recording.lost == 0
     assert [p.name for p in recording.programs] == ["on_insert", "on_issue", "on_complete"]
 

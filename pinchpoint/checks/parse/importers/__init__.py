@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from pinchpoint.checks.parse.importers.ebpf_json import parse_ebpf_json
 from pinchpoint.checks.parse.importers.fio_json import parse_fio_json
 from pinchpoint.checks.parse.importers.iostat_json import parse_iostat_json
 from pinchpoint.checks.parse.importers.iostat_text import parse_iostat_text
@@ -34,6 +35,7 @@ PARSERS: dict[ImportKind, Callable[[str, str], ImportedStats]] = {
     ImportKind.IOSTAT_JSON: parse_iostat_json,
     ImportKind.FIO_JSON: parse_fio_json,
     ImportKind.PERFMON_CSV: parse_perfmon_csv,
+    ImportKind.EBPF: parse_ebpf_json,
 }
 _IOSTAT_HEADER = re.compile(r"^Device:?\s+\S+/s", re.MULTILINE)
 
@@ -48,6 +50,8 @@ def guess_kind(text: str) -> ImportKind | None:
     head = text.lstrip("\ufeff \r\n")[:4096]
     if is_perfmon(head):
         return ImportKind.PERFMON_CSV
+    if '"source": "ebpf"' in head or '"source":"ebpf"' in head:
+        return ImportKind.EBPF
     if '"sysstat"' in head:
         return ImportKind.IOSTAT_JSON
     if '"fio version"' in head or '"jobs"' in head or '"client_stats"' in head:

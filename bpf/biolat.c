@@ -4,6 +4,8 @@
  * cumulative since attach). Run by pinchpoint with an argument list and a timeout.
  *
  *   pinchpoint-biolat --seconds N [--interval S] [--device MAJ:MIN]... [--stats]
+ *
+ * --seconds 0 records until SIGINT or SIGTERM; SIGUSR1 prints a line at once.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -21,12 +24,19 @@
 #define MAX_DEVICES 4096
 #define MAX_CPUS 4096
 
-static volatile sig_atomic_t stopping;
+static volatile sig_atomic_t stopping, asked;
 
 static void on_signal(int sig)
 {
 	(void)sig;
 	stopping = 1;
+}
+
+/* SIGUSR1: print the counts now (the service asks at each of its ticks). */
+static void on_ask(int sig)
+{
+	(void)sig;
+	asked = 1;
 }
 
 static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list args)
@@ -175,10 +185,12 @@ int main(int argc, char **argv)
 	};
 	__u32 devices[MAX_DEVICES];
 	int ndevices = 0, want_stats = 0, stats_fd = -1, opt, err;
+	pid_t parent;
 	double seconds = -1, interval = 0;
 	struct biolat_bpf *skel;
 	__u64 started, next_emit, deadline;
 
+	signal(SIGUSR1, on_ask); /* before anything else: asked while loading is asked at attach */
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		unsigned int major, minor;
 		char *end;
@@ -208,6 +220,11 @@ int main(int argc, char **argv)
 	}
 	if (seconds < 0 || optind != argc)
 		usage();
+	/* Never outlive the process that started us (a service killed with SIGKILL). */
+	parent = getppid();
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		return 1;
 	ncpus = libbpf_num_possible_cpus();
 	if (ncpus <= 0 || ncpus > MAX_CPUS) {
 		fprintf(stderr, "pinchpoint-biolat: cannot count the CPUs\n");
@@ -253,6 +270,10 @@ int main(int argc, char **argv)
 
 		if (deadline && now >= deadline)
 			break;
+		if (asked) {
+			asked = 0;
+			emit(skel, started, 0);
+		}
 		if (next_emit && now >= next_emit) {
 			emit(skel, started, 0);
 			next_emit += (__u64)(interval * 1e9);
@@ -261,7 +282,7 @@ int main(int argc, char **argv)
 			wake = next_emit;
 		if (!wake)
 			wake = now + 1000000000ull;
-		if (wake > now) {
+		if (wake > now && !asked) {
 			__u64 d = wake - now;
 			struct timespec ts = { .tv_sec = d / 1000000000ull, .tv_nsec = d % 1000000000ull };
 			nanosleep(&ts, NULL);

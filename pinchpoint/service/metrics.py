@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from prometheus_client.core import (
     CounterMetricFamily,
     GaugeMetricFamily,
+    HistogramMetricFamily,
     InfoMetricFamily,
     Metric,
 )
@@ -32,10 +33,13 @@ from pydantic import BaseModel, Field
 from pinchpoint import __version__
 from pinchpoint.model.findings import EntityKind, Finding, Report
 from pinchpoint.model.inventory import Inventory
+from pinchpoint.model.latency_recording import BlockRecording
 from pinchpoint.model.network import NicKind
 from pinchpoint.model.sas import Phy
 from pinchpoint.service.notify import NotifyCounts
+from pinchpoint.stats.attach import AttachedKind, attach_names
 from pinchpoint.stats.disk_summaries import LatencySummary
+from pinchpoint.stats.recorded import EXPOSED_BOUNDS_S, cumulative_counts, recorded_by_disk
 
 GBIT_BYTES = 1e9 / 8  # SAS and FC rates: the model keeps them in Gbit/s
 MBIT_BYTES = 1e6 / 8  # NIC speeds: the model keeps them in Mbit/s
@@ -69,6 +73,7 @@ class MetricsInput(BaseModel):
     stuck_sweeps: int = 0  # abandoned sweeps whose check is still blocked
     notifications: NotifyCounts | None = None
     latency: list[LatencySummary] = Field(default_factory=list)
+    recorded: BlockRecording | None = None  # per-I/O latency since the recorder started
     demo: bool = False
 
 
@@ -455,6 +460,31 @@ def _latency(out: _Families, summaries: Sequence[LatencySummary]) -> None:
                 family.add_metric(values, figure * factor)
 
 
+def _recorded(out: _Families, inventory: Inventory | None, recording: BlockRecording) -> None:
+    """`pinchpoint_disk_io_latency_seconds`: each disk's device time per op, as counted in the
+    kernel since the recorder started (a Prometheus histogram is cumulative by nature)."""
+    disk_of: dict[str, str] = {}
+    if inventory is not None:
+        names = [d.name for d in recording.devices if d.name]
+        for name, found in attach_names(inventory, names).attached.items():
+            if found.kind is AttachedKind.DISK and found.entity_id:
+                disk_of[name] = found.entity_id
+    family = HistogramMetricFamily(
+        "pinchpoint_disk_io_latency_seconds",
+        "Time each I/O spent on the device (issue to completion), recorded in the kernel "
+        "(eBPF) since the recorder started.",
+        labels=["host", "disk", "op"],
+    )
+    for (disk, op), histogram in sorted(recorded_by_disk(recording, disk_of).items()):
+        counts = cumulative_counts(histogram, EXPOSED_BOUNDS_S)
+        buckets = [
+            (f"{bound:g}", float(n)) for bound, n in zip(EXPOSED_BOUNDS_S, counts, strict=True)
+        ]
+        buckets.append(("+Inf", float(histogram.count)))
+        family.add_metric([out.host, disk, op], buckets, histogram.sum_ns / 1e9)
+    out.metrics[family.name] = family
+
+
 class _HostCollector:
     """Yields every family for one `MetricsInput`."""
 
@@ -547,6 +577,8 @@ class _HostCollector:
             _fc(out, data.inventory)
             _pcie(out, data.inventory)
         _latency(out, data.latency)
+        if data.recorded is not None:
+            _recorded(out, data.inventory, data.recorded)
         yield from out.metrics.values()
 
 

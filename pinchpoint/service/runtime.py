@@ -83,7 +83,12 @@ class Service:
             on_report=self._after_sweep,
         )
         self.store_watch = StoreWatch(self.store.ping)
-        self.sampler = StatsSampler(self.target, self.store, self._sampled_inventory)
+        self.sampler = StatsSampler(
+            self.target,
+            self.store,
+            self._sampled_inventory,
+            record_latency=settings.record_latency and settings.schedule.stats_interval_s > 0,
+        )
         self.latency: list[LatencySummary] = []
         self.scheduler = build_scheduler(
             settings.schedule,
@@ -118,6 +123,7 @@ class Service:
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
         self.runner.stop()
+        self.sampler.close()
         self.store_watch.stop()
         self.notifier.close()
         self.target.close()
@@ -203,6 +209,7 @@ class Service:
             stuck_sweeps=len(self.runner.stuck()),
             notifications=self.notifier.counts,
             latency=self.latency,
+            recorded=self.sampler.recorded(),
             demo=self.target.kind is TargetKind.DEMO,
         )
         return metrics_exposition(data, accept)

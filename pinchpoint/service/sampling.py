@@ -1,9 +1,13 @@
 """Continuous statistics: every few seconds the load and latency of each disk and of each group
 above it (enclosure, chain, HBA port, HBA), kept as series the latency heat maps read.
 
-A live host is sampled from /proc/diskstats; the demo host and a snapshot replay the samples
-they carry, one interval per tick, with their ZFS latency histograms scaled to each interval's
-I/Os (the demo is labelled as simulated everywhere it is shown). Groups go to the store with
+A live host is sampled from /proc/diskstats, and where BPF works (`docs/ebpf.md`) its per-I/O
+latency is recorded in the kernel: at each tick the recorder is asked for its counts and the
+tick's histograms are what it counted since the tick before — real distributions, not
+averages. Where it cannot record, the sampler says why (`latency_source`, `latency_note`: the
+API and the page show "averages only"). The demo host and a snapshot replay the samples they
+carry, one interval per tick, with their latency histograms scaled to each interval's I/Os
+(the demo is labelled as simulated everywhere it is shown). Groups go to the store with
 its retention; single disks stay in memory for the last hour only, a 1,000-disk host's worth of
 points for a year would not fit the store's budget.
 """
@@ -16,9 +20,13 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from pinchpoint.checks.collect.diskstats import read_diskstats_table
+from pinchpoint.checks.collect.latency_recording import LiveRecorder, RecordingError
 from pinchpoint.checks.parse.diskstats import DiskstatsTable
+from pinchpoint.checks.parse.importers.ebpf_json import recording_imported
+from pinchpoint.checks.source import LiveSource
 from pinchpoint.model.breakdown import GroupFigures, GroupLevel
 from pinchpoint.model.inventory import Inventory
+from pinchpoint.model.latency_recording import BlockRecording
 from pinchpoint.model.stats import (
     HistogramKind,
     ImportedStats,
@@ -30,6 +38,7 @@ from pinchpoint.service.target import HostTarget
 from pinchpoint.stats.aggregate import breakdown, histogram_family
 from pinchpoint.stats.gather import gather_statistics
 from pinchpoint.stats.iostat import table_series_figures
+from pinchpoint.stats.recorded import recording_delta
 from pinchpoint.stats.replay import scaled
 from pinchpoint.stats.series import (
     HistogramSeries,
@@ -82,20 +91,75 @@ def _values(group: GroupFigures) -> dict[Metric, float]:
     return values
 
 
-class IntervalSource:
-    """Where each tick's interval comes from: the live counters or a replayed recording."""
+AVERAGES_ONLY = "averages only: per-I/O latency is not recorded because "
+EBPF, DISKSTATS, REPLAYED = "ebpf", "diskstats", "replayed"
 
-    def __init__(self, target: HostTarget) -> None:
+
+class IntervalSource:
+    """Where each tick's interval comes from: the live counters (with the kernel's per-I/O
+    latency where it can be recorded) or a replayed recording."""
+
+    def __init__(self, target: HostTarget, record_latency: bool = False) -> None:
         self.target = target
         self._previous: DiskstatsTable | None = None
         self._recorded: list[IntervalFigures] | None = None
         self.imports: list[ImportedStats] = []
         self._position = 0
+        self.latency_source = DISKSTATS if target.live else REPLAYED
+        self.latency_note: str | None = None
+        self._record = record_latency and target.live
+        if target.live and not record_latency:
+            self.latency_note = AVERAGES_ONLY + "it is turned off (record_latency = false)"
+        self._recorder: LiveRecorder | None = None
+        self._counted: BlockRecording | None = None  # the recorder's counts at the last tick
+
+    @property
+    def replayed(self) -> bool:
+        return not self.target.live
+
+    @property
+    def counted(self) -> BlockRecording | None:
+        """The recorder's counts at the last tick (cumulative since it started)."""
+        return self._counted
+
+    def _fall_back(self, reason: str) -> None:
+        if self._recorder is not None:
+            self._recorder.stop()
+        self._recorder, self._record = None, False
+        self.imports = []
+        self.latency_source = DISKSTATS
+        self.latency_note = AVERAGES_ONLY + reason
+        log.warning("statistics: %s", self.latency_note)
+
+    def _recorded_latency(self, first: bool) -> None:
+        """This tick's per-I/O latency: what the recorder counted since the last tick."""
+        if not self._record:
+            return
+        try:
+            if self._recorder is None:
+                self._recorder = LiveRecorder(LiveSource())
+                self._recorder.start()
+            counted = self._recorder.current()
+        except RecordingError as err:
+            self._fall_back(str(err))
+            return
+        if counted is None:  # no answer in time: this tick has diskstats only
+            self.imports = []
+            self._counted = None
+            return
+        earlier, self._counted = self._counted, counted
+        if first or earlier is None:
+            self.imports = []
+            return
+        delta = recording_delta(earlier, counted)
+        self.imports = [recording_imported(delta, EBPF)] if delta.seconds > 0 else []
+        self.latency_source, self.latency_note = EBPF, None
 
     def next(self, inventory: Inventory) -> IntervalFigures | None:
         if self.target.live:
             current = read_diskstats_table()
             previous, self._previous = self._previous, current
+            self._recorded_latency(first=previous is None)
             if previous is None:
                 return None
             partitions = {p.name for d in inventory.block.devices for p in d.partitions}
@@ -112,6 +176,12 @@ class IntervalSource:
         self._position += 1
         return interval
 
+    def close(self) -> None:
+        """Stop the recorder, if one runs."""
+        if self._recorder is not None:
+            self._recorder.stop()
+            self._recorder = None
+
 
 class StatsSampler:
     """Takes one interval per tick and records it for every disk and group."""
@@ -122,9 +192,10 @@ class StatsSampler:
         store: Store,
         inventory: Callable[[], Inventory | None],
         slower_than_s: float = 0.22,
+        record_latency: bool = False,
     ) -> None:
         self.store = store
-        self.source = IntervalSource(target)
+        self.source = IntervalSource(target, record_latency)
         self.inventory = inventory
         self.slower_than_s = slower_than_s
         self.members = HistogramSeries(policy=member_policy())
@@ -172,7 +243,10 @@ class StatsSampler:
                     histograms = {}
                     if group.histogram is not None:
                         ios = group.iops * interval.interval_s
-                        fitted = scaled(group.histogram, ios) if imports else group.histogram
+                        # a replayed histogram is scaled to the interval's I/Os; a recorded
+                        # one holds exactly the interval's own
+                        replay = imports and self.source.replayed
+                        fitted = scaled(group.histogram, ios) if replay else group.histogram
                         if fitted is not None:
                             histograms[kind] = fitted
                     point_values = _values(group)
@@ -189,6 +263,19 @@ class StatsSampler:
         if stored:
             self.store.add_series_points(host, stored)
         return len(stored)
+
+    @property
+    def latency(self) -> tuple[str, str | None]:
+        """Where the latency of the series comes from (`ebpf`, `diskstats`, `replayed`), and
+        why it is averages only when it is."""
+        return self.source.latency_source, self.source.latency_note
+
+    def close(self) -> None:
+        self.source.close()
+
+    def recorded(self) -> BlockRecording | None:
+        """Everything the kernel recorder counted since it started, as of the last tick."""
+        return self.source.counted
 
     def member_points(self, entity: str, start: datetime, end: datetime) -> SeriesQuery:
         """A disk's (or LUN's) points kept in memory over [start, end), read under the lock a

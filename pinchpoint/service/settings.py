@@ -145,6 +145,8 @@ class ServiceSettings(BaseModel):
     max_upload_bytes: int = Field(default=256 * 1024 * 1024, gt=0)  # snapshot archives
     config_file: Path | None = None  # the rules' pinchpoint.toml, re-read before each sweep
     live_stats_seconds: float = Field(default=1.0, gt=0)
+    # record per-I/O latency in the kernel (eBPF, docs/ebpf.md) where this host allows it
+    record_latency: bool = True
     # /readyz: how old the last successful sweep may be (None: three scheduled sweep intervals)
     stale_sweep_after_s: float | None = Field(default=None, gt=0)
     # a sweep not done by then is abandoned and recorded as failed (a sweep of the 1,920-path

@@ -89,4 +89,116 @@ def recording_summary(recording: BlockRecording) -> dict[str, Any]:
     }
 
 
-__all__ = ["device_summary", "latency_summary", "op_summary", "recording_summary"]
+def histogram_delta(before: LatencyHistogram, after: LatencyHistogram) -> LatencyHistogram | None:
+    """What `after` counted since `before` (both cumulative); None when a count went down (the
+    recorder restarted). The maximum is known only when it rose in between."""
+    counts = {}
+    for index, count in after.counts.items():
+        grown = count - before.counts.get(index, 0)
+        if grown < 0:
+            return None
+        if grown:
+            counts[index] = grown
+    if any(index not in after.counts for index in before.counts):
+        return None
+    rose = after.max_ns is not None and (before.max_ns is None or after.max_ns > before.max_ns)
+    return LatencyHistogram.from_counts(
+        counts, max(0, after.sum_ns - before.sum_ns), None, after.max_ns if rose else None
+    )
+
+
+def _op_delta(before: OpRecording | None, after: OpRecording) -> OpRecording | None:
+    if before is None:
+        return after
+    device = histogram_delta(before.device_time, after.device_time)
+    queue = histogram_delta(before.queue_time, after.queue_time)
+    total = histogram_delta(before.total_time, after.total_time)
+    if device is None or queue is None or total is None:
+        return None
+    sizes = {i: n - before.sizes.get(i, 0) for i, n in after.sizes.items()}
+    return OpRecording(
+        op=after.op,
+        device_time=device,
+        queue_time=queue,
+        total_time=total,
+        sizes={i: n for i, n in sizes.items() if n > 0},
+        bytes=max(0, after.bytes - before.bytes),
+    )
+
+
+def recording_delta(before: BlockRecording | None, after: BlockRecording) -> BlockRecording:
+    """The requests `after` counted since `before` (two cumulative lines of one recorder): one
+    interval's recording. Without `before`, or after a restart, `after` whole."""
+    if before is None or after.seconds < before.seconds:
+        return after
+    earlier = {d.dev: d for d in before.devices}
+    devices = []
+    for device in after.devices:
+        previous = earlier.get(device.dev)
+        ops = []
+        for op in device.ops:
+            delta = _op_delta(previous.op(op.op) if previous else None, op)
+            if delta is None:
+                return after
+            if delta.device_time.count or delta.bytes:
+                ops.append(delta)
+        if ops:
+            devices.append(device.model_copy(update={"ops": ops}))
+    return BlockRecording(
+        seconds=after.seconds - before.seconds,
+        devices=devices,
+        programs=after.programs,
+        drops={k: v - before.drops.get(k, 0) for k, v in after.drops.items()},
+    )
+
+
+# The `le` bounds of the Prometheus histogram of recorded latency: few and fixed, so a host's
+# series stay bounded (18 per disk and op), from 100 µs (an SSD read) to 10 s (a stuck path).
+EXPOSED_BOUNDS_S = (
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+    0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+)  # fmt: skip
+
+
+def cumulative_counts(histogram: LatencyHistogram, bounds_s: tuple[float, ...]) -> list[int]:
+    """For each bound, the I/Os certainly at or below it: those in buckets whose upper edge is
+    at most the bound (a bucket straddling it counts at the next bound up)."""
+    found = []
+    for bound in bounds_s:
+        limit = round(bound * 1e9)
+        found.append(
+            sum(
+                count
+                for index, count in histogram.counts.items()
+                if (high := bucket_bounds_ns(index)[1]) is not None and high <= limit
+            )
+        )
+    return found
+
+
+def recorded_by_disk(
+    recording: BlockRecording, disk_of: dict[str, str]
+) -> dict[tuple[str, str], LatencyHistogram]:
+    """Device time per (disk, op): a device's kernel name mapped through `disk_of` (a SAS
+    disk's paths to the disk's id, summed), else its WWID, else its kernel name."""
+    found: dict[tuple[str, str], LatencyHistogram] = {}
+    for device in recording.devices:
+        name = device.name or device.dev
+        disk = disk_of.get(name) or device.wwid or name
+        for op in device.ops:
+            histogram = found.setdefault((disk, op.op.value), LatencyHistogram())
+            histogram.merge_from(op.device_time)
+    return found
+
+
+__all__ = [
+    "EXPOSED_BOUNDS_S",
+    "cumulative_counts",
+    "device_summary",
+    "histogram_delta",
+    "latency_summary",
+    "op_summary",
+    "recorded_by_disk",
+    "recording_delta",
+    "recording_summary",
+]

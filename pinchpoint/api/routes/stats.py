@@ -46,6 +46,15 @@ class StatsResponse(BaseModel):
     offset: int
     limit: int
     series: list[SeriesView]
+    latency_source: str | None = Field(
+        default=None,
+        description="Where the latency comes from: `ebpf` (per-I/O, recorded in the kernel), "
+        "`diskstats` (averages per interval only), `replayed` (a snapshot's or the demo's "
+        "samples); null for a host this service does not sample (a fleet member)",
+    )
+    latency_note: str | None = Field(
+        default=None, description="Why the latency is averages only, when it is"
+    )
 
 
 def _stats_body(
@@ -64,7 +73,11 @@ def _stats_body(
         total, series = series_views(service, view, host, entity, by, start, end, offset, limit)
     except LookupError as err:
         raise ProblemError(404, "not-found", str(err)) from None
+    own = host == (view.inventory.host.hostname if view.inventory else None) or not host
+    source, note = service.sampler.latency if own else (None, None)
     answer = StatsResponse(
+        latency_source=source,
+        latency_note=note,
         host=host,
         start=start,
         end=end,

@@ -9,12 +9,17 @@ import posixpath
 
 from pinchpoint.checks.parse.biolat import BiolatParseError, parse_recording
 from pinchpoint.checks.source import Source, SourceError
-from pinchpoint.checks.source.biolat import recording_command, unavailable_reason
+from pinchpoint.checks.source.biolat import (
+    RecorderProcess,
+    recording_command,
+    unavailable_reason,
+)
 from pinchpoint.checks.source.commands import CommandStatus
 from pinchpoint.model.latency_recording import BlockRecording
 from pinchpoint.model.problems import CollectionProblem, ProblemKind
 
 __all__ = [
+    "LiveRecorder",
     "RecordingError",
     "block_devices",
     "read_recording",
@@ -125,3 +130,52 @@ def read_recording(source: Source) -> BlockRecording | None:
     if not result.ok:
         raise RecordingError(f"the snapshot's latency recording: {result.reason()}")
     return _named(source, result.stdout)
+
+
+class LiveRecorder:
+    """The recorder running beside the service: `current()` is everything it counted since it
+    started, each device named as this host names it (names re-read when a device appears)."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.process = RecorderProcess()
+        self._names: dict[str, str] = {}
+        self._lines = 0  # lines already read
+
+    def start(self) -> None:
+        """Start recording; `RecordingError` with the reason when this host cannot."""
+        reason = unavailable_reason()
+        if reason is not None:
+            raise RecordingError(reason, ProblemKind.UNSUPPORTED)
+        try:
+            self.process.start()
+        except OSError as err:
+            raise RecordingError(f"the latency recorder cannot start: {err}") from None
+
+    def current(self) -> BlockRecording | None:
+        """Everything counted until now, asked of the recorder; None when it gave nothing new
+        in time; `RecordingError` when it stopped or printed something unusable."""
+        text, lines = self.process.sample()
+        if text is None or lines == self._lines:
+            if not self.process.running:
+                raise RecordingError(self.process.why_stopped())
+            return None
+        self._lines = lines
+        try:
+            recording = parse_recording(text)
+        except BiolatParseError as err:
+            raise RecordingError(
+                f"the latency recorder's output is unusable: {err}", ProblemKind.GARBLED
+            ) from None
+        if any(d.dev not in self._names for d in recording.devices):
+            self._names = block_devices(self.source)
+        for device in recording.devices:
+            device.name = self._names.get(device.dev)
+        return recording
+
+    @property
+    def running(self) -> bool:
+        return self.process.running
+
+    def stop(self) -> None:
+        self.process.stop()

@@ -1,15 +1,26 @@
 """Running the kernel latency recorder `pinchpoint-biolat` (`bpf/`, `docs/ebpf.md`) on this
-host: where it is, why it cannot run here, and one recording run like every other tool (an
-argument list, a timeout, capped output, its process group stopped with it)."""
+host: where it is, why it cannot run here, one recording run like every other tool (an
+argument list, a timeout, capped output, its process group stopped with it), and the recorder
+running beside the service, read line by line."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
+import subprocess
 import sys
+import threading
 from pathlib import Path
 
-from pinchpoint.checks.source.commands import Command, CommandResult, run_command
+from pinchpoint.checks.source.commands import (
+    Command,
+    CommandResult,
+    command_environment,
+    run_command,
+)
+from pinchpoint.checks.source.processes import stop_group
 
 LOADER = "pinchpoint-biolat"
 LOADER_ENV = "PINCHPOINT_BIOLAT"  # the loader's path, where it is not beside the interpreter
@@ -20,6 +31,9 @@ CAP_SYS_ADMIN, CAP_PERFMON, CAP_BPF = 21, 38, 39
 # Past the recording itself: loading and verifying the programs, reading the maps.
 STARTUP_ALLOWANCE_S = 30.0
 MAX_OUTPUT_BYTES = 64 * 1024 * 1024  # a 2,000-disk host's histograms are a few MB
+# How long the service waits for the counts it asked for: the recorder looks every second.
+SAMPLE_TIMEOUT_S = 3.0
+LOAD_TIMEOUT_S = 30.0  # loading and verifying the programs takes 0.1-1 s here
 
 
 def loader_path() -> str | None:
@@ -108,3 +122,105 @@ def run_recording(seconds: float, devices: list[str], stats: bool = False) -> Co
     """Record for `seconds` from the moment the probes are attached; the recorder's output
     or why there is none (a status, never an exception)."""
     return run_command(recording_command(seconds, devices, stats))
+
+
+class RecorderProcess:
+    """The recorder running for as long as the service does (`--seconds 0`): a process group
+    of its own that prints its counts when asked (`sample()` sends SIGUSR1) or every
+    `interval_s`; its JSON lines read by a thread as they come (each at most
+    `MAX_OUTPUT_BYTES`; a longer one stops it), the newest kept. `stop()` stops the group."""
+
+    def __init__(self, interval_s: float = 0, devices: list[str] | None = None) -> None:
+        argv = [loader_path() or LOADER, "--seconds", "0"]
+        if interval_s > 0:
+            argv += ["--interval", f"{interval_s:g}"]
+        for dev in devices or []:
+            argv += ["--device", dev]
+        self.argv = tuple(argv)
+        self._process: subprocess.Popen[bytes] | None = None
+        self._latest: str | None = None
+        self._lines = 0
+        self._stderr: list[str] = []
+        self._lock = threading.Lock()
+        self._new_line = threading.Condition(self._lock)
+        self._attached = threading.Event()
+        self._reader: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start the recorder; OSError when it cannot be started."""
+        self._process = subprocess.Popen(
+            list(self.argv),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=command_environment(),
+            start_new_session=True,
+        )
+        self._reader = threading.Thread(target=self._read, name="biolat-reader", daemon=True)
+        self._reader.start()
+        threading.Thread(target=self._read_errors, name="biolat-stderr", daemon=True).start()
+
+    def _read(self) -> None:
+        process = self._process
+        assert process is not None and process.stdout is not None
+        while True:
+            line = process.stdout.readline(MAX_OUTPUT_BYTES + 1)
+            if not line:
+                return
+            if len(line) > MAX_OUTPUT_BYTES:
+                with self._lock:
+                    self._stderr.append(f"a line longer than {MAX_OUTPUT_BYTES} bytes")
+                stop_group(process)
+                return
+            with self._lock:
+                self._latest = line.decode("utf-8", errors="replace")
+                self._lines += 1
+                self._new_line.notify_all()
+
+    def _read_errors(self) -> None:
+        process = self._process
+        assert process is not None and process.stderr is not None
+        for raw in process.stderr:
+            text = raw.decode("utf-8", errors="replace").strip()
+            if text == f"{LOADER}: attached":
+                self._attached.set()
+            elif text:
+                with self._lock:
+                    self._stderr = [*self._stderr[-4:], text[:300]]
+
+    def latest(self) -> tuple[str | None, int]:
+        """The newest line (counts cumulative since the recorder started) and how many came."""
+        with self._lock:
+            return self._latest, self._lines
+
+    def sample(self, timeout_s: float = SAMPLE_TIMEOUT_S) -> tuple[str | None, int]:
+        """Ask for the counts now and wait for them (at most `timeout_s`); the newest line and
+        how many came, as `latest()`."""
+        with self._lock:
+            seen = self._lines
+        self._attached.wait(LOAD_TIMEOUT_S)  # its first answer comes once it is attached
+        if self.running and self._process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                self._process.send_signal(signal.SIGUSR1)
+            with self._new_line:
+                self._new_line.wait_for(lambda: self._lines > seen, timeout_s)
+        return self.latest()
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    def why_stopped(self) -> str:
+        """Why the recorder is not running, in a line."""
+        if self._process is None:
+            return f"{LOADER} was not started"
+        code = self._process.poll()
+        with self._lock:
+            said = self._stderr[-1] if self._stderr else ""
+        return f"{LOADER} exited with status {code}" + (f": {said}" if said else "")
+
+    def stop(self) -> None:
+        if self._process is not None and self._process.poll() is None:
+            stop_group(self._process)
+        if self._reader is not None:
+            self._reader.join(timeout=5)

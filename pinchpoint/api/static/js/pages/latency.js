@@ -69,7 +69,7 @@ export async function render(root, { query, navigate }) {
   const name = series?.name || entity.name;
   drawCrumbs(slot(root, "crumbs"), trail, byId, name, go);
   fill(slot(root, "heat-title"), `${name} (${LEVEL_NAMES[entity.level] || entity.level}) · ${series?.points[0]?.histogram_kind || "latency"}`);
-  await drawHeatmap(root, series, zoom);
+  await drawHeatmap(root, series, zoom, own.latency_note);
   drawMembers(root, members, memberLevel, (member) => go({ entity: member.entity, trail: [...trail, entityId].join(",") }));
   root.dataset.ready = "true";
 }
@@ -115,6 +115,12 @@ function drawCrumbs(element, trail, byId, name, go) {
   );
 }
 
+/** `text` as a sentence: capitalised, with a full stop. */
+function sentence(text) {
+  const body = text.charAt(0).toUpperCase() + text.slice(1);
+  return body.endsWith(".") ? body : `${body}.`;
+}
+
 /** [low, high) in ms of the power-of-two nanosecond octave holding `lowMs`. */
 function octave(lowMs) {
   const exponent = Math.floor(Math.log2(lowMs * 1e6) + 1e-9);
@@ -155,7 +161,7 @@ function cutFor(buckets, percent) {
   return { cut: buckets.at(-1)?.[1], hidden: 0, total };
 }
 
-async function drawHeatmap(root, series, zoom) {
+async function drawHeatmap(root, series, zoom, sourceNote) {
   const element = slot(root, "heatmap");
   const points = series?.points || [];
   const withHistograms = points.filter((p) => p.histogram.length);
@@ -163,7 +169,7 @@ async function drawHeatmap(root, series, zoom) {
   if (!withHistograms.length) {
     element.dataset.cells = "0";
     fill(element, none(points.length ? "These points carry no latency histogram (means only)." : "No statistics for this entity in this time range yet."));
-    fill(note, "");
+    fill(note, sourceNote ? sentence(sourceNote) : "");
     return;
   }
   const byOctave = sparse(withHistograms);
@@ -267,6 +273,7 @@ async function drawHeatmap(root, series, zoom) {
   if (zoom > 0) parts.push(`Zoomed: the slowest ${zoom}% (${number(hidden)} I/Os above ${ms(cut)}) are off the scale.`);
   parts.push("Colour: I/Os per cell, on a log scale. Lines: percentiles per point.");
   if (byOctave) parts.push("Rows are power-of-two octaves: the source measured no finer (zpool iostat -w).");
+  if (sourceNote) parts.push(sentence(sourceNote));
   fill(slot(root, "heat-note"), parts.join(" "));
 }
 

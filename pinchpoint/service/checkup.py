@@ -12,6 +12,7 @@ from pinchpoint.checks.source import Source
 from pinchpoint.model.findings import Mute, Report
 from pinchpoint.model.health import DiskHealthInventory
 from pinchpoint.model.inventory import Inventory, SourceKind
+from pinchpoint.model.stats import ImportedStats
 from pinchpoint.performance import gc_paused
 from pinchpoint.rules.base import Rule
 from pinchpoint.rules.catalog import CATALOG
@@ -42,14 +43,18 @@ def check_source(
     catalog: tuple[Rule, ...] = CATALOG,
     progress: Callable[[str], None] | None = None,
     now: datetime | None = None,
+    imports: Sequence[ImportedStats] = (),
 ) -> Checkup:
     """Check the host `source` reads. `extra_mutes` (the service's stored mutes) join the
-    config's; `previous` is the sweep before, for rules that compare two sweeps."""
+    config's; `previous` is the sweep before, for rules that compare two sweeps; `imports`
+    are statistics from elsewhere (the service's recorded per-I/O latency)."""
     say = progress or (lambda _message: None)
     with gc_paused():  # a few hundred thousand models that hold no cycles: nothing to collect
         inventory = collect_inventory(source, kind=kind, progress=say, known_health=known_health)
         say("gathering statistics")
-        statistics = gather_statistics(source, inventory, live=live, seconds=seconds)
+        statistics = gather_statistics(
+            source, inventory, live=live, seconds=seconds, imports=imports
+        )
         extra = stored_mutes(inventory.host.hostname or "") if stored_mutes else ()
         if extra:
             config = config.model_copy(update={"mutes": [*config.mutes, *extra]})

@@ -70,6 +70,12 @@ class Service:
         self.store = store or Store.open(settings.resolved_database_url())
         self.target = HostTarget.from_settings(settings)
         self.notifier = Notifier(settings.webhooks, base_url=settings.public_url)
+        self.sampler = StatsSampler(
+            self.target,
+            self.store,
+            self._sampled_inventory,
+            record_latency=settings.record_latency and settings.schedule.stats_interval_s > 0,
+        )
         self.runner = SweepRunner(
             self.target,
             self.store,
@@ -81,14 +87,9 @@ class Service:
             tool_budget_s=settings.tool_budget_s,
             on_transitions=self.notify,
             on_report=self._after_sweep,
+            recorded=self.sampler.recent_recorded,
         )
         self.store_watch = StoreWatch(self.store.ping)
-        self.sampler = StatsSampler(
-            self.target,
-            self.store,
-            self._sampled_inventory,
-            record_latency=settings.record_latency and settings.schedule.stats_interval_s > 0,
-        )
         self.latency: list[LatencySummary] = []
         self.scheduler = build_scheduler(
             settings.schedule,

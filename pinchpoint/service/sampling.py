@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import deque
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
@@ -92,6 +93,7 @@ def _values(group: GroupFigures) -> dict[Metric, float]:
 
 
 AVERAGES_ONLY = "averages only: per-I/O latency is not recorded because "
+WINDOW_S = 300.0  # how much recorded latency a sweep's rules judge: a default sweep interval
 EBPF, DISKSTATS, REPLAYED = "ebpf", "diskstats", "replayed"
 
 
@@ -112,6 +114,9 @@ class IntervalSource:
             self.latency_note = AVERAGES_ONLY + "it is turned off (record_latency = false)"
         self._recorder: LiveRecorder | None = None
         self._counted: BlockRecording | None = None  # the recorder's counts at the last tick
+        # the counts at each tick of the last `WINDOW_S`, oldest first: a sweep's rules judge
+        # what was recorded since the oldest
+        self._history: deque[BlockRecording] = deque()
 
     @property
     def replayed(self) -> bool:
@@ -148,6 +153,9 @@ class IntervalSource:
             self._counted = None
             return
         earlier, self._counted = self._counted, counted
+        self._history.append(counted)
+        while self._history and counted.seconds - self._history[0].seconds > WINDOW_S:
+            self._history.popleft()
         if first or earlier is None:
             self.imports = []
             return
@@ -175,6 +183,17 @@ class IntervalSource:
         interval = self._recorded[self._position % len(self._recorded)]
         self._position += 1
         return interval
+
+    def recent(self) -> list[ImportedStats]:
+        """What the recorder counted over about the last `WINDOW_S` (since the oldest tick
+        kept), as statistics the rules read; none when it does not record."""
+        if self._counted is None or not self._history:
+            return []
+        oldest = self._history[0]
+        if oldest is self._counted:
+            return []
+        delta = recording_delta(oldest, self._counted)
+        return [recording_imported(delta, EBPF)] if delta.seconds > 0 and delta.devices else []
 
     def close(self) -> None:
         """Stop the recorder, if one runs."""
@@ -276,6 +295,12 @@ class StatsSampler:
     def recorded(self) -> BlockRecording | None:
         """Everything the kernel recorder counted since it started, as of the last tick."""
         return self.source.counted
+
+    def recent_recorded(self) -> list[ImportedStats]:
+        """The per-I/O latency recorded over the last few minutes, for a sweep's rules (read
+        from the sweep's thread: a recording is never changed once made, and the tick only
+        appends to and trims the history)."""
+        return self.source.recent()
 
     def member_points(self, entity: str, start: datetime, end: datetime) -> SeriesQuery:
         """A disk's (or LUN's) points kept in memory over [start, end), read under the lock a

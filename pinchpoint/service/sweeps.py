@@ -33,6 +33,7 @@ from pydantic import BaseModel
 
 from pinchpoint.checks.source.budget import DEFAULT_TOOL_BUDGET_S, ToolBudget
 from pinchpoint.model.inventory import Inventory
+from pinchpoint.model.stats import ImportedStats
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.config import Config, ConfigError, load_config
 from pinchpoint.service.checkup import Checkup, check_source
@@ -118,8 +119,11 @@ class SweepRunner:
         tool_budget_s: float = DEFAULT_TOOL_BUDGET_S,
         on_transitions: Callable[[list[FindingTransition]], None] | None = None,
         on_report: ReportListener | None = None,
+        recorded: Callable[[], list[ImportedStats]] | None = None,
     ) -> None:
         self.target = target
+        # the per-I/O latency the service recorded lately, for the rules (docs/ebpf.md)
+        self._recorded = recorded or (lambda: [])
         self.store = store
         self.deadline_s = deadline_s
         self.tool_budget_s = tool_budget_s
@@ -380,6 +384,7 @@ class SweepRunner:
                             else None,
                             progress=say,
                             stored_mutes=self.store.active_mutes,
+                            imports=self._recorded() if self.target.live else (),
                         )
                     )
             except Exception as err:  # handed to the worker, which records it

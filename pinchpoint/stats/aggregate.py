@@ -43,6 +43,7 @@ from pinchpoint.model.stats import (
     EntityStats,
     HistogramKind,
     ImportedStats,
+    ImportKind,
     IntervalFigures,
     Metric,
     NetDevInterval,
@@ -79,6 +80,8 @@ HISTOGRAM_FAMILIES = (
     (HistogramKind.READ, HistogramKind.WRITE),
     (HistogramKind.DISK_WAIT_READ, HistogramKind.DISK_WAIT_WRITE),
 )
+# What the kernel recorder's whole time in the block layer is kept as (docs/ebpf.md).
+RECORDED_FAMILY = (HistogramKind.READ, HistogramKind.WRITE)
 _INTERIOR_VDEV_PREFIXES = ("mirror", "raidz", "draid", "spare", "replacing", "indirect", "root")
 
 
@@ -194,9 +197,22 @@ def imported_loads(entity: EntityStats, notes: list[str]) -> DeviceLoad | None:
 
 
 def histogram_family(imports: Sequence[ImportedStats]) -> tuple[HistogramKind, ...]:
-    """The best family of histogram kinds that any imported entity carries (none: empty)."""
+    """The best family of histogram kinds that any imported entity carries (none: empty).
+    Per-I/O latency recorded in the kernel comes first: every disk's own requests, timed in
+    the block layer, where ZFS's histograms add its own queues and cover only pool disks."""
     present = {kind for i in imports for e in i.entities for kind in e.histograms}
-    for family in HISTOGRAM_FAMILIES:
+    recorded = {
+        kind
+        for i in imports
+        if i.kind is ImportKind.EBPF
+        for e in i.entities
+        for kind in e.histograms
+    }
+    families = HISTOGRAM_FAMILIES
+    if recorded.intersection(RECORDED_FAMILY):
+        present = recorded
+        families = (RECORDED_FAMILY, *HISTOGRAM_FAMILIES)
+    for family in families:
         if present.intersection(family):
             return tuple(k for k in family if k in present)
     return ()

@@ -103,7 +103,8 @@ def test_a_flood_of_heavy_requests_is_limited_while_readyz_answers(
 ) -> None:
     """Each heavy request is made to take 0.5 s. Of 26 at once, `RUNNING` run, `WAITING` wait
     their turn and are served, the others are refused at once with 503 and Retry-After; `/readyz`
-    is asked all along and answers 200 every time, never waiting behind them."""
+    is asked all along and answers 200 every time, also while every heavy slot is taken: it
+    never waits behind them (shown by the order of events, not by a clock)."""
     real = stats_route.series_views
 
     def slow(*args: Any, **kwargs: Any) -> Any:
@@ -111,9 +112,10 @@ def test_a_flood_of_heavy_requests_is_limited_while_readyz_answers(
         return real(*args, **kwargs)
 
     monkeypatch.setattr(stats_route, "series_views", slow)
+    limit = swept_server.server.config.app.state.heavy  # the app the server runs
     flood = RUNNING + WAITING + 8
     answers: list[httpx.Response] = []
-    probes: list[tuple[float, int]] = []
+    probes: list[tuple[bool, int]] = []  # (every heavy slot busy as it answered, status)
     done = threading.Event()
 
     def heavy() -> None:
@@ -123,9 +125,8 @@ def test_a_flood_of_heavy_requests_is_limited_while_readyz_answers(
     def probe() -> None:
         with swept_server.client(token=None) as anonymous:
             while not done.is_set():
-                started = time.monotonic()
                 status = anonymous.get("/readyz").status_code
-                probes.append((time.monotonic() - started, status))
+                probes.append((limit.running == limit.running_max, status))
                 time.sleep(0.05)
 
     prober = threading.Thread(target=probe)
@@ -146,5 +147,4 @@ def test_a_flood_of_heavy_requests_is_limited_while_readyz_answers(
     assert refused.headers["content-type"].startswith("application/problem+json")
     assert "heavy requests are running" in refused.json()["detail"]
     assert probes and all(status == 200 for _, status in probes)
-    worst = max(seconds for seconds, _ in probes)
-    assert worst < 5, f"/readyz took {worst:.2f} s during the flood"
+    assert any(busy for busy, _ in probes), "no /readyz answer came while the slots were busy"

@@ -21,32 +21,43 @@ from pinchpoint.model.histogram import merged
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.stats import HistogramKind, ImportKind
 from pinchpoint.naming import disk_ref
+from pinchpoint.rules.config import Config
+from pinchpoint.service.checkup import check_source
 from pinchpoint.simulator import load_spec, write_snapshot
 from pinchpoint.stats.aggregate import breakdown
 from pinchpoint.stats.gather import gather_statistics
 
 RAW = FIXTURES / "ebpf" / "local__biolat_loop0_fio_randrw_qd8_all_devices.jsonl"
 LOOP0 = 7 << 20
+SIZE = 2  # the recorder's kind of size rows (bytes, not nanoseconds)
 
 
-def _recording_for(inventory: Inventory, snapshot: Path) -> dict[str, int]:
+def _recording_for(inventory: Inventory, snapshot: Path, slow: str | None = None) -> dict[str, int]:
     """Write the real loop0 rows as each disk's first path, disk n with n % 4 + 1 times the
-    counts; the multiple of each disk id."""
+    counts (the disks of enclosure `slow` 16 times slower: every latency 4 octaves up); the
+    multiple of each disk id."""
     final = json.loads(RAW.read_text(encoding="utf-8").splitlines()[-1])
     totals = [row for row in final["totals"] if row[0] == LOOP0]
     buckets = [row for row in final["buckets"] if row[0] == LOOP0]
     final["totals"], final["buckets"] = [], []
     multiples = {}
+    names = {e.id: e.name for e in inventory.sas.enclosures}
     for number, disk in enumerate(inventory.sas.disks):
+        octaves = 4 if slow is not None and names.get(disk.enclosure_id or "") == slow else 0
         name = disk.paths[0].block_device
         major, minor = (snapshot / f"sys/class/block/{name}/dev").read_text().split(":")
         dev = int(major) << 20 | int(minor)
         times = number % 4 + 1
         multiples[disk.id] = times
+        factor = {kind: 1 if kind == SIZE else 2**octaves for kind in range(4)}
         final["totals"] += [
-            [dev, op, kind, n * times, s * times, m] for _, op, kind, n, s, m in totals
+            [dev, op, kind, n * times, s * times * factor[kind], m * factor[kind]]
+            for _, op, kind, n, s, m in totals
         ]
-        final["buckets"] += [[dev, op, kind, b, n * times] for _, op, kind, b, n in buckets]
+        final["buckets"] += [
+            [dev, op, kind, b if kind == SIZE else b + 8 * octaves, n * times]
+            for _, op, kind, b, n in buckets
+        ]
     out = snapshot / "commands" / "biolat" / "recording.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(final) + "\n", encoding="utf-8")
@@ -98,3 +109,25 @@ def test_a_group_is_exactly_the_sum_of_its_disks(
         assert group.histogram.counts == expected.counts
         assert group.histogram.count == expected.count and group.histogram.sum_ns == expected.sum_ns
         assert group.p99_ms == pytest.approx(expected.percentile_s(99) * 1000)
+
+
+@pytest.mark.parametrize(("slow", "expected"), [(None, set()), ("JBOD-003", {"JBOD-003"})])
+def test_the_rules_judge_recorded_latency(
+    tmp_path: Path, slow: str | None, expected: set[str]
+) -> None:
+    """A host with ZFS and a workload (diskstats samples and zpool histograms): the recorded
+    histograms come first, and one enclosure 16 times slower is the group outlier by its p99
+    (the diskstats figures are the same for every enclosure); with none slower, no finding."""
+    snapshot = tmp_path / "host"
+    write_snapshot(load_spec(SPECS / "three_chains_of_two_loaded.toml"), snapshot)
+    inventory = collect_inventory(SnapshotSource(snapshot))
+    _recording_for(inventory, snapshot, slow)
+    checkup = check_source(SnapshotSource(snapshot), kind=None, live=False, config=Config())
+    kinds = {i.kind for i in checkup.statistics.imported}
+    assert kinds == {ImportKind.EBPF, ImportKind.ZPOOL_IOSTAT_W}
+    latency = [f for f in checkup.report.findings if f.rule.startswith("latency.")]
+    assert {f.entity.name for f in latency} == expected
+    for finding in latency:
+        assert finding.rule == "latency.group.outlier"
+        facts = {f.name: f.value for e in finding.evidence for f in e.facts}
+        assert any("p99" in name for name in facts), facts

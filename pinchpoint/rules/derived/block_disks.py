@@ -6,7 +6,7 @@ from __future__ import annotations
 from pinchpoint.model.block import BlockDevice
 from pinchpoint.rules.base import RuleContext
 from pinchpoint.stats.block_disks import other_disks, pool_disk_ids
-from pinchpoint.stats.latency import DeviceLatency, device_latencies
+from pinchpoint.stats.latency import DeviceLatency, owned_latencies
 
 
 def controller_disks(context: RuleContext) -> list[BlockDevice]:
@@ -19,7 +19,7 @@ def controller_disk_latencies(context: RuleContext) -> dict[str, DeviceLatency]:
     """Each such disk's reads and writes over the measured intervals, by its block device id
     (none without diskstats samples)."""
     disks = context.derived(controller_disks)
-    return device_latencies({d.name: d.id for d in disks}, context.intervals)
+    return owned_latencies({d.name: d.id for d in disks}, context.intervals)
 
 
 def pool_disks(context: RuleContext) -> frozenset[str]:

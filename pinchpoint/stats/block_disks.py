@@ -4,7 +4,8 @@ controllers, each once.
 
 Left out, so nothing is judged twice: a path of a SAS disk of the fabric (judged as that disk),
 a path of a multipath map or an FC LUN (judged as the LUN), a hidden NVMe path (`nvme0c1n1`,
-judged through its namespace head), and the stacked devices themselves — a device-mapper map
+judged through its namespace head), a device whose place in the device tree was not read,
+and the stacked devices themselves — a device-mapper map
 (LVM, crypt; a dm-multipath map is a LUN) or an md array has no queue of its own beside its
 members', whose I/O is counted on the members."""
 
@@ -40,6 +41,8 @@ def other_disks(inventory: Inventory) -> list[BlockDevice]:
     for device in inventory.block.devices:
         if device.kind in _STACKED or _HIDDEN_NVME_PATH.match(device.name):
             continue
+        if device.controller is None:
+            continue  # where it hangs was not read: no place to judge it in
         if device.name in sas_names or device.name in lun_paths:
             continue
         key = wwid_key(device.wwid) if device.wwid else None

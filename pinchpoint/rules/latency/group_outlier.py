@@ -92,11 +92,14 @@ CONTROLLER_REMEDIATION = (
 def _alike_controllers(
     groups: Sequence[GroupFigures], disks: Sequence[BlockDevice]
 ) -> list[list[GroupFigures]]:
-    """Controllers outside the SAS fabric that can be compared: of one kind (AHCI with AHCI,
-    NVMe with NVMe) and holding the same kind of disks (spinning or flash)."""
+    """Controllers outside the SAS fabric that can be compared: of one kind (AHCI with AHCI)
+    and holding the same kind of disks (spinning or flash). A controller of one disk (an
+    NVMe drive, a virtio disk) is that disk, which `latency.disk.outlier` judges."""
     by_id = {d.id: d for d in disks}
     sets: dict[tuple[str, str], list[GroupFigures]] = {}
     for group in groups:
+        if group.members < 2:
+            continue
         members = [by_id[m] for m in group.member_ids if m in by_id]
         controllers = {m.controller.kind.value for m in members if m.controller is not None}
         spins = {str(m.rotational) for m in members}

@@ -38,7 +38,7 @@ class LoadSpec(SpecModel):
             )
         )
         if targets != 1:
-            raise ValueError("give exactly one of pool, enclosures, luns = true or devices")
+            raise ValueError("give exactly one of pool, enclosures or luns = true, or devices")
         if (self.iops is None) == (self.mbps is None):
             raise ValueError("give exactly one of iops or mbps (offered per device)")
         return self

@@ -23,5 +23,9 @@ def controller_disk_latencies(context: RuleContext) -> dict[str, DeviceLatency]:
 
 
 def pool_disks(context: RuleContext) -> frozenset[str]:
-    """The entity ids of the devices of the host's ZFS pools, on any controller."""
+    """The entity ids of the devices of the host's ZFS pools, on any controller; looked up
+    only where there are disks off the SAS fabric to ask about (the SAS disks' allowance
+    takes ZFS's cap as it always has)."""
+    if not context.derived(controller_disks):
+        return frozenset()
     return pool_disk_ids(context.inventory)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from pinchpoint.model.block import BlockDevice, BlockPartition
+from pinchpoint.model.block import BlockController, BlockDevice, BlockPartition, ControllerKind
 from pinchpoint.model.breakdown import GroupFigures, GroupLevel
 from pinchpoint.model.fc import FcLun, FcPort
 from pinchpoint.model.findings import EntityKind, EntityRef
@@ -190,6 +190,8 @@ _GROUP_KINDS = {
     GroupLevel.FC_ADAPTER: EntityKind.FC_ADAPTER,
     GroupLevel.NIC: EntityKind.NIC,
     GroupLevel.BOND: EntityKind.BOND,
+    GroupLevel.CONTROLLER: EntityKind.CONTROLLER,
+    GroupLevel.CONTROLLER_PORT: EntityKind.CONTROLLER_PORT,
 }
 
 
@@ -274,3 +276,91 @@ def pcie_bridge_ref(port_address: str, what: str) -> EntityRef:
         id=pci_function_id(port_address),
         name=f"{port_address} ({what})",
     )
+
+
+# --- disks outside the SAS fabric: controller → port → disk (issue 15) ---------------------
+
+_DRIVER_WORDS = {"ahci": "AHCI", "nvme": "NVMe", "virtio-pci": "virtio", "virtio_pci": "virtio"}
+_KIND_WORDS = {
+    ControllerKind.ATA: "SATA",
+    ControllerKind.NVME: "NVMe",
+    ControllerKind.VIRTIO: "virtio",
+    ControllerKind.SCSI: "SCSI",
+    ControllerKind.OTHER: "",
+}
+
+
+def _controller_word(controller: BlockController) -> str:
+    """`AHCI`, `NVMe`, `virtio`, `megaraid_sas`: what the controller is, by its driver where
+    known (a SCSI host's driver says more than "SCSI")."""
+    if controller.kind is ControllerKind.NVME:
+        return "NVMe"
+    if controller.kind is ControllerKind.VIRTIO:
+        return "virtio"
+    driver = controller.driver
+    if driver:
+        return _DRIVER_WORDS.get(driver, driver)
+    return _KIND_WORDS[controller.kind]
+
+
+def controller_name(controller: BlockController) -> str:
+    """A disk controller outside the SAS fabric by what it is and its PCI address:
+    `AHCI 0000:00:1f.2`, `NVMe nvme0 (0000:3b:00.0)` (one controller per drive: its kernel
+    name beside), `virtio 0000:00:05.0`, `megaraid_sas 0000:02:00.0`; `SCSI host3` where no
+    PCI function is known (iSCSI)."""
+    word = _controller_word(controller)
+    address = controller.pci_address
+    if controller.kind is ControllerKind.NVME:
+        port = controller.port or ""
+        return f"{word} {port} ({address})" if address else f"{word} {port}".strip()
+    if address:
+        return f"{word} {address}".strip()
+    return f"{word} {controller.port or ''}".strip() or controller.id
+
+
+def controller_port_name(controller: BlockController) -> str:
+    """A port of such a controller: `AHCI 0000:00:1f.2 ata3`, `megaraid_sas 0000:02:00.0
+    host0`; the controller itself where it has one disk per controller (NVMe, virtio)."""
+    name = controller_name(controller)
+    one_per_controller = controller.kind in (ControllerKind.NVME, ControllerKind.VIRTIO)
+    if one_per_controller or not controller.port or name.endswith(controller.port):
+        return name
+    return f"{name} {controller.port}"
+
+
+def controller_ref(controller: BlockController) -> EntityRef:
+    return EntityRef(kind=EntityKind.CONTROLLER, id=controller.id, name=controller_name(controller))
+
+
+def controller_port_ref(controller: BlockController) -> EntityRef:
+    return EntityRef(
+        kind=EntityKind.CONTROLLER_PORT,
+        id=controller.port_id,
+        name=controller_port_name(controller),
+    )
+
+
+def block_disk_name(device: BlockDevice) -> str:
+    """A disk outside the SAS fabric by its controller, port and kernel name:
+    `AHCI 0000:00:1f.2 ata3 sdc`, `NVMe nvme0 (0000:3b:00.0) nvme0n1`, `virtio 0000:00:05.0
+    vda`; by kernel name and WWID where its controller is not known."""
+    if device.controller is not None:
+        return f"{controller_port_name(device.controller)} {device.name}"
+    return f"{device.name} ({device.wwid})" if device.wwid else device.name
+
+
+def block_disk_ref(device: BlockDevice) -> EntityRef:
+    return EntityRef(kind=EntityKind.DISK, id=device.id, name=block_disk_name(device))
+
+
+def disk_peers(device: BlockDevice, inventory: Inventory) -> tuple[str, str]:
+    """The peers a disk outside the SAS fabric is compared with, as (key, name): the disks of
+    its controller (`AHCI 0000:00:1f.2`); where each controller holds one disk (NVMe,
+    virtio), every such disk of the host (`NVMe controllers on store01`)."""
+    controller = device.controller
+    if controller is None:
+        return "controllers:unknown", f"disks without a known controller{host_suffix(inventory)}"
+    if controller.kind in (ControllerKind.NVME, ControllerKind.VIRTIO):
+        word = _controller_word(controller)
+        return f"controllers:{controller.kind.value}", f"{word} controllers{host_suffix(inventory)}"
+    return controller.id, controller_name(controller)

@@ -15,6 +15,8 @@ from rich.text import Text
 
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.pcie import PcieLink
+from pinchpoint.naming import controller_name
+from pinchpoint.stats.block_disks import other_disks
 
 WARN = "▲"
 
@@ -183,6 +185,38 @@ def block_table(inventory: Inventory) -> Table | None:
     return table
 
 
+def controller_table(inventory: Inventory) -> Table | None:
+    """Disks off the SAS fabric by controller and port (AHCI, NVMe, virtio, SCSI hosts): what
+    the queue and latency rules group them by."""
+    disks = other_disks(inventory)
+    if not disks:
+        return None
+    table = _table(
+        "Disks on other controllers",
+        "controller",
+        "driver",
+        "port",
+        "disk",
+        "rotational",
+        "queue_depth",
+        "nr_requests",
+    )
+    for device in disks:
+        controller = device.controller
+        if controller is None:  # other_disks keeps only disks whose place is known
+            continue
+        table.add_row(
+            controller_name(controller),
+            controller.driver or "—",
+            controller.port or "—",
+            device.name,
+            "—" if device.rotational is None else ("yes" if device.rotational else "no"),
+            "—" if device.queue_depth is None else str(device.queue_depth),
+            "—" if device.nr_requests is None else str(device.nr_requests),
+        )
+    return table
+
+
 def health_table(inventory: Inventory) -> RenderableType | None:
     health = inventory.health
     if not health.disks:
@@ -232,6 +266,7 @@ def host_tables(inventory: Inventory) -> list[RenderableType]:
         fc_table(inventory),
         multipath_table(inventory),
         block_table(inventory),
+        controller_table(inventory),
         health_table(inventory),
         zfs_table(inventory),
     ]

@@ -33,6 +33,40 @@ class BlockKind(StrEnum):
     OTHER = "other"  # vd*, xvd*, rbd*, bcache* …
 
 
+class ControllerKind(StrEnum):
+    """The kind of controller a disk outside the SAS fabric hangs from, read from where its
+    device sits in the device tree."""
+
+    ATA = "ata"  # an AHCI (or other libata) controller: `…/0000:00:1f.2/ata3/host2/…`
+    NVME = "nvme"  # an NVMe controller: `…/0000:3b:00.0/nvme/nvme0/nvme0n1`
+    VIRTIO = "virtio"  # a virtio block device: `…/0000:00:05.0/virtio2/block/vda`
+    SCSI = "scsi"  # any other SCSI host: RAID, virtio-scsi, USB, iSCSI (`…/host4/…`)
+    OTHER = "other"  # none of these (xen, rbd, mmc …)
+
+
+class BlockController(BaseModel):
+    """Where a disk outside the SAS fabric hangs: its controller (a PCI function where it
+    has one) and the port of that controller it is on. The hierarchy its statistics are
+    grouped by: controller → port → disk."""
+
+    kind: ControllerKind
+    pci_address: str | None = None  # the controller's PCI function, "0000:00:1f.2"
+    driver: str | None = None  # the PCI function's driver: "ahci", "nvme", "virtio-pci"
+    port: str | None = None  # "ata3" (ATA port), "nvme0" (NVMe controller), "host4" (SCSI)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def id(self) -> str:
+        """`controller:0000:00:1f.2`, or by port where no PCI function is known."""
+        return f"controller:{self.pci_address or self.port or self.kind.value}"
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def port_id(self) -> str:
+        """`controller:0000:00:1f.2/ata3`: the port below its controller."""
+        return f"{self.id}/{self.port}" if self.port else self.id
+
+
 class BlockPartition(BaseModel):
     """A partition of a disk, with its start and whether that start is aligned."""
 
@@ -87,6 +121,7 @@ class BlockDevice(BaseModel):
     holders: list[str] = Field(default_factory=list)  # devices built on this one ("dm-3")
     slaves: list[str] = Field(default_factory=list)  # devices this one is built on ("sdb")
     partitions: list[BlockPartition] = Field(default_factory=list)
+    controller: BlockController | None = None  # where it hangs (a disk or namespace)
 
 
 class BlockInventory(BaseModel):

@@ -33,6 +33,8 @@ class GroupLevel(StrEnum):
     NIC = "nic"  # a network interface: its traffic against its negotiated speed
     BOND = "bond"  # a bond: the sum of its members, each member's share
     STANDALONE = "standalone"  # matched to no topology: listed as the tool named it
+    CONTROLLER = "controller"  # a disk controller outside the SAS fabric: AHCI, NVMe, virtio
+    CONTROLLER_PORT = "controller-port"  # a port of one: an ATA port, an NVMe controller
 
 
 class SlowerBasis(StrEnum):

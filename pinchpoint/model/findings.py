@@ -53,6 +53,8 @@ class EntityKind(StrEnum):
     BOND = "bond"
     PCIE_DEVICE = "pcie_device"
     VOLUME = "volume"  # an imported volume (a Windows LogicalDisk)
+    CONTROLLER = "controller"  # a disk controller outside the SAS fabric (AHCI, NVMe, virtio)
+    CONTROLLER_PORT = "controller_port"  # a port of one (an ATA port)
 
 
 class EntityRef(BaseModel):

@@ -51,7 +51,14 @@ from pinchpoint.stats.series import (
 
 log = logging.getLogger(__name__)
 
-STORED_LEVELS = (GroupLevel.ENCLOSURE, GroupLevel.CHAIN, GroupLevel.HBA_PORT, GroupLevel.HBA)
+STORED_LEVELS = (
+    GroupLevel.ENCLOSURE,
+    GroupLevel.CHAIN,
+    GroupLevel.HBA_PORT,
+    GroupLevel.HBA,
+    GroupLevel.CONTROLLER_PORT,
+    GroupLevel.CONTROLLER,
+)
 SAMPLED_LEVELS = (GroupLevel.DISK, GroupLevel.LUN, *STORED_LEVELS)
 
 

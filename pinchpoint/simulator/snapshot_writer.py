@@ -12,6 +12,7 @@ from pinchpoint.model.snapshot import Manifest
 from pinchpoint.simulator.discovery import KernelView, discover
 from pinchpoint.simulator.fabric import SesTarget, build_fabric
 from pinchpoint.simulator.fc import fc_view, write_fc
+from pinchpoint.simulator.local_disks import local_disks, write_local_disks
 from pinchpoint.simulator.network import write_network
 from pinchpoint.simulator.nvme import write_nvme
 from pinchpoint.simulator.pci import PciWriter
@@ -84,6 +85,7 @@ def write_snapshot(
     write_fc(writer, pci, fc, spec)
     write_smart(writer, view, spec, fc.first_paths())
     write_nvme(writer, pci, spec)
+    write_local_disks(writer, pci, spec, local_disks(spec, view, fc))
     write_zfs(writer, view, spec)
     workload = run_workload(spec, view, fc)
     if workload is not None:

@@ -27,6 +27,7 @@ from itertools import accumulate
 from pinchpoint.simulator.discovery import KernelView, ScsiDeviceView
 from pinchpoint.simulator.fabric import Disk
 from pinchpoint.simulator.fc import FcView, LunPathView
+from pinchpoint.simulator.local_disks import local_disks
 from pinchpoint.simulator.spec.host import HostSpec
 from pinchpoint.simulator.spec.workload import LoadSpec, WorkloadSpec
 from pinchpoint.simulator.zfs import DEFAULT_PARAMETERS, plan_pools
@@ -76,6 +77,9 @@ class Target:
     cap: int | None = None  # I/Os the block layer holds at most (ZFS max_active, queue depth)
     pool: str | None = None
     rate_iops: float = 0.0
+    local: bool = False  # a disk off the SAS fabric (AHCI, NVMe, virtio): no link is modelled
+    device_queue: int | None = None  # what the device itself takes at once (NCQ), if not `cap`
+    factor: float = 1.0  # the device's own time per I/O × this (a slow or failing disk)
 
     def transfer_ms(self) -> float:
         """Time to carry one I/O's data over the summed shares of the ports it uses."""
@@ -87,15 +91,16 @@ class Target:
     def device_ms(self, w: WorkloadSpec) -> float:
         """The device's own mean time per I/O, links excluded."""
         size_mb = self.load.io_kib * 1024 / 1_000_000
-        if self.disk is None:
+        if self.disk is None and not self.local:
             return w.lun_ms
         if self.ssd:
-            return w.ssd_ms + size_mb / w.ssd_mbps * 1000
+            return (w.ssd_ms + size_mb / w.ssd_mbps * 1000) * self.factor
         media = size_mb / w.hdd_mbps * 1000
         if self.load.pattern == "sequential":
-            return w.hdd_sequential_ms + media
-        queued = self.cap or 1
-        return w.hdd_random_ms / (1 + w.ncq_gain * math.log2(max(1, queued))) + media
+            return (w.hdd_sequential_ms + media) * self.factor
+        queued = self.device_queue or self.cap or 1
+        seek = w.hdd_random_ms / (1 + w.ncq_gain * math.log2(max(1, queued)))
+        return (seek + media) * self.factor
 
     def mean_service_ms(self, w: WorkloadSpec) -> float:
         return self.device_ms(w) + self.transfer_ms()
@@ -107,6 +112,8 @@ class Target:
             round(self.mean_service_ms(w), 9),
             round(self.transfer_ms(), 9),
             self.cap,
+            self.device_queue,
+            self.factor,
             self.path_cap,
             len(self.paths),
             self.rate_iops,
@@ -273,6 +280,9 @@ def build_targets(spec: HostSpec, view: KernelView, fc: FcView) -> list[Target]:
         if load.luns:
             targets.extend(_lun_targets(spec, w, fc, load, ports, taken))
             continue
+        if load.devices is not None:
+            targets.extend(_local_targets(spec, view, fc, load, taken))
+            continue
         if load.pool is not None:
             disks = pool_disks.get(load.pool, [])
         else:
@@ -308,6 +318,45 @@ def build_targets(spec: HostSpec, view: KernelView, fc: FcView) -> list[Target]:
                 )
             )
     _set_rates(w, targets)
+    return targets
+
+
+def _local_targets(
+    spec: HostSpec, view: KernelView, fc: FcView, load: LoadSpec, taken: set[object]
+) -> list[Target]:
+    """Disks off the SAS fabric named by kernel name: AHCI and virtio disks, NVMe namespaces.
+    Each holds at most its `nr_requests`; an AHCI disk serves its NCQ depth at once."""
+    known: dict[str, tuple[bool, int | None, int, float]] = {
+        d.name: (d.rotational, d.queue_depth, d.nr_requests, d.service_factor)
+        for d in local_disks(spec, view, fc)
+    }
+    for ordinal, ssd in enumerate(spec.nvme):
+        known[f"nvme{ordinal}n1"] = (False, None, ssd.nr_requests, ssd.service_factor)
+    targets = []
+    for name in load.devices or []:
+        if name not in known:
+            raise ValueError(
+                f"workload.load.devices: no disk {name!r} off the SAS fabric; this host has "
+                f"{', '.join(known) or 'none'}"
+            )
+        if name in taken:
+            continue
+        taken.add(name)
+        rotational, depth, requests, factor = known[name]
+        targets.append(
+            Target(
+                name=name,
+                load=load,
+                paths=[name],
+                ports=[],
+                rotational=rotational,
+                ssd=not rotational,
+                cap=requests,
+                local=True,
+                device_queue=depth,
+                factor=factor,
+            )
+        )
     return targets
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pinchpoint.simulator.discovery import KernelView
 from pinchpoint.simulator.fabric import Disk
 from pinchpoint.simulator.fc import DM_MAJOR, FcView
+from pinchpoint.simulator.local_disks import local_disks
 from pinchpoint.simulator.naming import sd_devt
 from pinchpoint.simulator.nvme import BLOCK_MAJOR
 from pinchpoint.simulator.spec.host import HostSpec
@@ -72,6 +73,8 @@ def block_devices(spec: HostSpec, view: KernelView, fc: FcView) -> list[BlockDev
         devices.append(BlockDevice(BLOCK_MAJOR, ordinal, name, name))
     for found in fc.maps:
         devices.append(BlockDevice(DM_MAJOR, found.number, found.dm, found.dm))
+    for local in local_disks(spec, view, fc):
+        devices.append(BlockDevice(local.major, local.minor, local.name, local.name))
     return devices
 
 

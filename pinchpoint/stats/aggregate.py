@@ -29,6 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from pinchpoint.model.block import BlockDevice
 from pinchpoint.model.breakdown import (
     Breakdown,
     GroupFigures,
@@ -51,7 +52,10 @@ from pinchpoint.model.stats import (
     StatsEntityKind,
 )
 from pinchpoint.naming import (
+    block_disk_name,
     chain_name,
+    controller_name,
+    controller_port_name,
     disk_name,
     fc_lun_name,
     fc_port_name,
@@ -60,6 +64,7 @@ from pinchpoint.naming import (
 )
 from pinchpoint.performance import gc_paused
 from pinchpoint.stats.attach import AttachedKind, Attachment, DeviceRole, EntityIndex, wwid_key
+from pinchpoint.stats.block_disks import other_disks
 from pinchpoint.stats.links import LINK_LEVELS, network_breakdown
 
 DEFAULT_SLOWER_THAN_S = 0.220  # the threshold of field case 1
@@ -72,6 +77,8 @@ ALL_LEVELS = (
     GroupLevel.LUN,
     GroupLevel.FC_PORT,
     GroupLevel.FC_ADAPTER,
+    GroupLevel.CONTROLLER_PORT,
+    GroupLevel.CONTROLLER,
 )
 # Which imported histograms make a group's latency, best first: the whole time an I/O took
 # (ZFS: queue plus disk), else a tool's read/write latency, else the time on the disk only.
@@ -351,6 +358,14 @@ class _Levels:
         self.enclosure_by_id = {e.id: e for e in inventory.sas.enclosures}
         self._routes: dict[str, dict[str | None, list[tuple[Attachment, DeviceLoad]]]] = {}
         self._disks_through: dict[str, dict[str | None, list[str]]] = {}
+        self._other_disks: list[BlockDevice] | None = None
+
+    @property
+    def other_disks(self) -> list[BlockDevice]:
+        """The disks outside the SAS fabric and the SAN (`other_disks`), found once."""
+        if self._other_disks is None:
+            self._other_disks = other_disks(self.inventory)
+        return self._other_disks
 
     def group(
         self,
@@ -413,9 +428,54 @@ class _Levels:
                     devices,
                 )
             )
+        for device in self.other_disks:
+            devices = self.measured.entity_devices(device.id)
+            kind = device.controller.kind.value if device.controller else device.kind.value
+            spins = "?" if device.rotational is None else "HDD" if device.rotational else "SSD"
+            level.groups.append(
+                self.group(
+                    GroupLevel.DISK,
+                    device.id,
+                    block_disk_name(device),
+                    f"{kind}, {spins} ({device.name})",
+                    [device.id],
+                    devices,
+                )
+            )
         if not level.groups:
             level.note = "no SAS disks in the inventory"
         return level
+
+    def _controller_groups(self, level: GroupLevel) -> LevelBreakdown:
+        """Disks outside the SAS fabric grouped by controller, or by port of one."""
+        found = LevelBreakdown(level=level)
+        members: dict[str, tuple[str, str, list[str]]] = {}
+        for device in self.other_disks:
+            c = device.controller
+            if c is None:
+                continue
+            if level is GroupLevel.CONTROLLER:
+                key, name = c.id, controller_name(c)
+            else:
+                key, name = c.port_id, controller_port_name(c)
+            detail = c.driver or c.kind.value
+            members.setdefault(key, (name, detail, []))[2].append(device.id)
+        for key, (name, detail, ids) in members.items():
+            noun = "disk" if len(ids) == 1 else "disks"
+            found.groups.append(
+                self.group(
+                    level, key, name, f"{detail}, {len(ids)} {noun}", ids, self.by_entities(ids)
+                )
+            )
+        if not found.groups:
+            found.note = "no disks on controllers outside the SAS fabric"
+        return found
+
+    def controllers(self) -> LevelBreakdown:
+        return self._controller_groups(GroupLevel.CONTROLLER)
+
+    def controller_ports(self) -> LevelBreakdown:
+        return self._controller_groups(GroupLevel.CONTROLLER_PORT)
 
     def enclosures(self) -> LevelBreakdown:
         level = LevelBreakdown(level=GroupLevel.ENCLOSURE)
@@ -581,6 +641,8 @@ class _Levels:
             GroupLevel.LUN: self.luns,
             GroupLevel.FC_PORT: self.fc_ports,
             GroupLevel.FC_ADAPTER: self.fc_adapters,
+            GroupLevel.CONTROLLER: self.controllers,
+            GroupLevel.CONTROLLER_PORT: self.controller_ports,
         }
         if level is GroupLevel.STANDALONE:
             return LevelBreakdown(level=level, groups=list(self.measured.standalone))

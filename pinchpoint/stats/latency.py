@@ -73,6 +73,15 @@ def disk_latencies(
     Sums in plain lists and builds one `DeviceLatency` per disk at the end: on a 1,920-path
     host a method call per path and interval cost more than the arithmetic."""
     owner = {p.block_device: d.id for d in disks for p in d.paths if p.block_device}
+    return owned_latencies(owner, intervals)
+
+
+def owned_latencies(
+    owner: Mapping[str, str], intervals: Sequence[IntervalFigures]
+) -> dict[str, DeviceLatency]:
+    """The reads, writes and kB of the kernel devices `owner` names (kernel name -> entity
+    id), summed by entity id: `disk_latencies` for any device (a disk off the SAS fabric is
+    its one device)."""
     sums: dict[str, list[float]] = {}  # seconds, reads, writes, waits, kB
     isfinite = math.isfinite
     for interval in intervals if owner else ():

@@ -151,3 +151,31 @@ def test_counted_steps_fill_the_progress_bar() -> None:
     report("reading ZFS pools")
     state = progress.tasks[0]
     assert (state.description, state.total) == ("reading ZFS pools", None)
+
+
+def test_stats_by_controller_on_a_simulated_ahci_host(tmp_path: Path) -> None:
+    """Disks off the SAS fabric (issue 15): the inventory lists them by controller and port,
+    `stats show` groups them so."""
+    spec = tmp_path.parent / "spec.toml"
+    spec.write_text(
+        "[[ahci]]\npci_address = '0000:00:17.0'\n[[ahci.disk]]\n[[ahci.disk]]\n"
+        "[workload]\nsamples = 3\n[[workload.load]]\ndevices = ['sda', 'sdb']\niops = 50\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "host"
+    assert runner.invoke(app, ["simulate", str(spec), "--out", str(out)]).exit_code == 0
+    inventory = runner.invoke(app, ["inventory", "--snapshot", str(out)])
+    assert inventory.exit_code == 0, inventory.output
+    assert "Disks on other controllers" in inventory.output and "ata2" in inventory.output
+    result = runner.invoke(app, ["stats", "show", "--snapshot", str(out), "--by", "controller"])
+    assert result.exit_code == 0, result.output
+    assert "AHCI 0000:00:17.0" in result.output and "ahci, 2 disks" in result.output
+    ports = runner.invoke(
+        app, ["stats", "show", "--snapshot", str(out), "--by", "controller-port", "--json"]
+    )
+    assert ports.exit_code == 0, ports.output
+    (level,) = json.loads(ports.stdout)["levels"]
+    assert [g["name"] for g in level["groups"]] == [
+        "AHCI 0000:00:17.0 ata1",
+        "AHCI 0000:00:17.0 ata2",
+    ]

@@ -52,3 +52,39 @@ def port_down(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("san") / "san_port_down"
     write_snapshot(load_spec(SPECS / "san_port_down.toml"), out)
     return out
+
+
+# --- disks off the SAS fabric (issue 15): the example specs of pinchpoint/simulator/specs ----
+
+EXAMPLE_SPECS = Path(__file__).resolve().parents[2] / "pinchpoint" / "simulator" / "specs"
+
+
+def example_host(factory: pytest.TempPathFactory, name: str) -> RuleContext:
+    """The inventory and statistics of an example spec, simulated."""
+    out = factory.mktemp(name) / "snapshot"
+    write_snapshot(load_spec(EXAMPLE_SPECS / f"{name}.toml"), out)
+    return host_context(out)
+
+
+@pytest.fixture(scope="session")
+def ahci_deep(tmp_path_factory: pytest.TempPathFactory) -> RuleContext:
+    """Six SATA HDDs at NCQ 32 holding ~30 I/Os (one failing), four SATA SSDs at NCQ 1."""
+    return example_host(tmp_path_factory, "ahci_deep_queue")
+
+
+@pytest.fixture(scope="session")
+def ahci_three(tmp_path_factory: pytest.TempPathFactory) -> RuleContext:
+    """Three AHCI controllers of three HDDs each; the disks of 0000:06:00.0 3× slower."""
+    return example_host(tmp_path_factory, "ahci_slow_controller")
+
+
+@pytest.fixture(scope="session")
+def virtio_vm(tmp_path_factory: pytest.TempPathFactory) -> RuleContext:
+    """A VM whose two virtio data disks hold ~90 I/Os with ~350 ms waits."""
+    return example_host(tmp_path_factory, "virtio")
+
+
+@pytest.fixture(scope="session")
+def nvme_healthy(tmp_path_factory: pytest.TempPathFactory) -> RuleContext:
+    """Four evenly loaded NVMe SSDs and two idle SATA HDDs: nothing to find."""
+    return example_host(tmp_path_factory, "nvme_host")

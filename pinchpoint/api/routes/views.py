@@ -207,6 +207,8 @@ ENTITY_LEVELS = (
     GroupLevel.FC_ADAPTER,
     GroupLevel.FC_PORT,
     GroupLevel.LUN,
+    GroupLevel.CONTROLLER,
+    GroupLevel.CONTROLLER_PORT,
 )
 
 
@@ -225,7 +227,8 @@ def _entities(view: HostView) -> list[Entity]:
 @router.get("/entities", response_model=list[Entity])
 def entities(service: ServiceDep, host: HostQuery = None) -> Response:
     """Every group the latency heat maps can be drawn for (HBA, HBA port, chain, enclosure,
-    FC adapter and port, LUN), named as `GET /v1/stats` names them; disks are reached by
+    FC adapter and port, LUN, a disk controller off the SAS fabric and its ports), named as
+    `GET /v1/stats` names them; disks are reached by
     drilling down from a group (`/v1/stats?entity=<group>&by=disk`)."""
     view = _view(service, host)
     adapter = TypeAdapter(list[Entity])

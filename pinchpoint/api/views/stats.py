@@ -125,7 +125,14 @@ def summed(points_by_member: Sequence[Sequence[SeriesPoint]]) -> list[SeriesPoin
     return total
 
 
-_LEVELS = (GroupLevel.ENCLOSURE, GroupLevel.CHAIN, GroupLevel.HBA_PORT, GroupLevel.HBA)
+_LEVELS = (
+    GroupLevel.ENCLOSURE,
+    GroupLevel.CHAIN,
+    GroupLevel.HBA_PORT,
+    GroupLevel.HBA,
+    GroupLevel.CONTROLLER_PORT,
+    GroupLevel.CONTROLLER,
+)
 
 
 class _Hierarchy:

@@ -14,10 +14,12 @@ from collections import Counter
 from collections.abc import Iterable
 
 from pinchpoint.checks.collect.collector import Collector, Progress
+from pinchpoint.checks.parse.block_path import controller_of
 from pinchpoint.checks.source import Source
 from pinchpoint.checks.source.sysfs import ProblemLog, SysfsReader
 from pinchpoint.model.block import (
     SECTOR_BYTES,
+    BlockController,
     BlockDevice,
     BlockInventory,
     BlockKind,
@@ -97,6 +99,7 @@ class BlockWalker:
         self.source = source
         self.log = log
         self.read = SysfsReader(source, PART, log)
+        self._drivers: dict[str, str | None] = {}  # PCI address -> its driver, read once
 
     def device_dir(self, name: str) -> str | None:
         """The directory `/sys/block/<name>` leads to; None (and a problem) if it leads nowhere."""
@@ -135,7 +138,22 @@ class BlockWalker:
         device.holders = read.entries(f"{path}/holders")
         device.slaves = read.entries(f"{path}/slaves")
         device.partitions = self._partitions(name, path)
+        if kind not in (BlockKind.DEVICE_MAPPER, BlockKind.MD):
+            device.controller = self._controller(path)
         return device
+
+    def _controller(self, path: str) -> BlockController | None:
+        """Where the device hangs (`controller_of`), with its PCI function's driver."""
+        found = controller_of(path)
+        address = found.pci_address if found is not None else None
+        if found is None or address is None:
+            return found
+        if address not in self._drivers:
+            link = f"/sys/bus/pci/devices/{address}/driver"
+            exists = self.source.is_link(link)
+            self._drivers[address] = self.read.link_name(link) if exists else None
+        found.driver = self._drivers[address]
+        return found
 
     def _scheduler(self, attribute: str) -> tuple[str | None, list[str]]:
         text = self.read.value(attribute)

@@ -1,4 +1,5 @@
-"""`latency.disk.outlier`: a disk clearly slower than its peers in the same enclosure."""
+"""`latency.disk.outlier`: a disk clearly slower than its peers in the same enclosure (a disk
+outside the SAS fabric: on the same controller)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ from collections.abc import Iterator
 
 from pinchpoint.model.breakdown import GroupFigures, GroupLevel
 from pinchpoint.model.findings import Evidence, Fact, Severity
-from pinchpoint.naming import group_ref
+from pinchpoint.naming import disk_peers, group_ref
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
+from pinchpoint.rules.derived.block_disks import controller_disks
 from pinchpoint.rules.derived.breakdown import breakdown, group_figures
 from pinchpoint.rules.latency.standouts import (
     OUTLIER_THRESHOLDS,
@@ -26,8 +28,17 @@ DISK_MEASURES = (
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     """Disks clearly slower than the other disks of their enclosure."""
-    enclosure_of = {d.id: d.enclosure_id for d in context.inventory.sas.disks}
-    names = {e.id: e.name for e in context.inventory.sas.enclosures}
+    inventory = context.inventory
+    enclosure_of = {d.id: d.enclosure_id for d in inventory.sas.disks}
+    names = {e.id: e.name for e in inventory.sas.enclosures}
+    for device in context.derived(controller_disks):
+        # disks on another controller: among its disks (or the host's NVMe or virtio
+        # disks), spinning and flash apart
+        key, name = disk_peers(device, inventory)
+        spins = None if device.rotational is None else "HDD" if device.rotational else "SSD"
+        place = f"{key}/{spins}" if spins else key
+        enclosure_of[device.id] = place
+        names[place] = f"{name} ({spins}s)" if spins else name
     by_enclosure: dict[str, list[GroupFigures]] = {}
     for group in comparable(group_figures(context, GroupLevel.DISK), limits):
         enclosure = enclosure_of.get(group.id)
@@ -62,11 +73,11 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
 
 RULE = Rule(
     id="latency.disk.outlier",
-    title="Disk clearly slower than its peers in the same enclosure",
+    title="Disk clearly slower than its peers in the same enclosure or on the same controller",
     severity=Severity.WARNING,
-    needs=(Input.SAS, Input.DISK_STATS),
-    uses=(Input.HISTOGRAMS, Input.HEALTH),
-    derived=(breakdown,),
+    needs=(Input.DISK_STATS,),
+    uses=(Input.SAS, Input.BLOCK, Input.HISTOGRAMS, Input.HEALTH),
+    derived=(breakdown, controller_disks),
     remediation=(
         "Check the disk's SMART data (`smartctl -x`: grown defects, pending sectors, error "
         "log) and its paths; a disk that keeps slowing its vdev should be replaced before it "
@@ -78,7 +89,10 @@ RULE = Rule(
         "is usually failing (retries, remapped sectors) or on a bad path; in a mirror or "
         "raidz vdev it slows every I/O that needs it. Robust statistics among the disks of "
         "one enclosure (2× the median, 3.5 scaled MADs, a minimum difference) keep healthy "
-        "noise out."
+        "noise out. A disk outside the SAS fabric is compared with the disks of its "
+        "controller (an AHCI controller's SATA disks), an NVMe namespace or virtio disk with "
+        "the host's others of its kind (one disk per controller); spinning disks and flash "
+        "apart."
     ),
     thresholds={
         **OUTLIER_THRESHOLDS,

@@ -7,13 +7,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from pinchpoint.model.findings import EntityRef, Evidence, Fact, Severity
-from pinchpoint.model.inventory import Inventory
-from pinchpoint.model.sas import Disk
-from pinchpoint.naming import disk_ref
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
+from pinchpoint.rules.derived.block_disks import controller_disks
 from pinchpoint.rules.derived.luns import san_luns
 from pinchpoint.rules.derived.write_back import pool_write_back
-from pinchpoint.rules.latency.judged import DiskGroup, disk_groups, judged_volumes
+from pinchpoint.rules.latency.judged import DiskGroup, JudgedDisk, disk_groups, judged_volumes
 from pinchpoint.stats.queue_samples import (
     QueueSample,
     device_queue_samples,
@@ -57,7 +55,10 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
             severity=o.severity,
         )
     samples_of = disk_queue_samples(inventory.sas.disks, context.intervals, write_back)
-    for group in disk_groups(inventory, samples_of):
+    others = context.derived(controller_disks)
+    own = {d.name: d.id for d in others}
+    samples_of |= device_queue_samples(own, context.intervals, write_back)
+    for group in disk_groups(inventory, samples_of, others):
         found = [
             (disk, o)
             for disk in group.disks
@@ -65,7 +66,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         ]
         if not found:
             continue
-        yield _overwhelmed_disks_hit(group, found, write_back, inventory)
+        yield _overwhelmed_disks_hit(group, found, write_back)
 
 
 def _lun_and_volume_samples(
@@ -179,9 +180,8 @@ def _overwhelmed_facts(o: Overwhelmed) -> list[Fact]:
 
 def _overwhelmed_disks_hit(
     group: DiskGroup,
-    found: list[tuple[Disk, Overwhelmed]],
+    found: list[tuple[JudgedDisk, Overwhelmed]],
     write_back: frozenset[str],
-    inventory: Inventory,
 ) -> Hit:
     """An enclosure's overwhelmed disks (or one disk) as one hit: the I/O-weighted means of
     those disks, the worst disk named."""
@@ -190,7 +190,7 @@ def _overwhelmed_disks_hit(
     latency = sum(o.latency_ms * o.iops * o.hit_s for _, o in found) / weight
     queue = sum(o.queue for _, o in found) / len(found)
     disk, worst = max(found, key=lambda f: (f[1].severity.rank, f[1].latency_ms))
-    worst_ref = disk_ref(disk, inventory)
+    worst_ref = disk.ref
     what = "read" if all(d.id in write_back for d, _ in found) else "I/O"
     facts = [
         Fact(name="disks overwhelmed", value=len(found)),
@@ -226,7 +226,7 @@ def _overwhelmed_disks_hit(
                     f"{worst.latency_ms:.1f} ms); {worst.limit_words}"
                 ),
                 facts=facts,
-                peers=[disk_ref(d, inventory) for d, _ in found][:24],
+                peers=[d.ref for d, _ in found][:24],
             )
         ],
         severity=worst.severity,
@@ -238,32 +238,32 @@ RULE = Rule(
     title="LUN, volume or disk with I/Os queued and each taking longer than the limits",
     severity=Severity.WARNING,
     needs=(Input.LATENCY_SERIES,),
-    uses=(Input.DISK_STATS, Input.MULTIPATH, Input.FC, Input.SAS, Input.ZFS),
-    derived=(pool_write_back, san_luns),
+    uses=(Input.DISK_STATS, Input.MULTIPATH, Input.FC, Input.SAS, Input.BLOCK, Input.ZFS),
+    derived=(pool_write_back, san_luns, controller_disks),
     remediation=(
-        "The device gets more I/O than it can serve in time: see whether the LUN's disks are "
-        "busy (then add spindles or spread the load) or idle (then the path is the pinch "
-        "point: FC adapters, HBA queue depth; see `san.oversubscribed`); for a disk, see "
-        "whether it may hold too many I/Os at once (`queue.hdd.too_deep`); move hot files "
-        "to other volumes."
+        "The device gets more I/O than it can serve in time: see whether the LUN's disks are busy "
+        "(then add spindles or spread the load) or idle (then the path is the pinch point: FC "
+        "adapters, HBA queue depth; see `san.oversubscribed`); for a disk, see whether it may "
+        "hold too many I/Os at once (`queue.hdd.too_deep`); move hot files to other volumes."
     ),
     judge=judge,
     doc=(
         "Microsoft PAL's *disk overwhelmed* analysis: a disk is overwhelmed when I/Os queue "
-        "(queue length ≥ 1) and each still takes long — above 15 ms is a warning; above 25 ms "
-        "for I/Os of 64 KB or less, above 35 ms for larger ones (a large transfer takes longer "
-        "by itself) is critical. A long wait without a queue is a slow device; a queue "
-        "without a long wait is a busy but healthy one: both together mean the device, or "
-        "the path to it, cannot keep up (field case 2: seconds per I/O on three SAN LUNs). "
-        "The rule judges the same devices as `latency.threshold` — SAN LUNs and SAS disks "
-        "(their paths summed) from diskstats `aqu-sz`, `r_await`, `w_await` and request "
-        "sizes; imported volumes from PerfMon's `Avg. Disk Queue Length` and "
-        "`Avg. Disk sec/Read|Write` — interval by interval, and fires when the overwhelmed "
-        "intervals make at least `min_time_share` of the measured time; the severity follows "
-        "their I/O-weighted mean latency and size. Disks are reported by enclosure, as in "
-        "`latency.threshold`. A device holding a ZFS pool's write-back is judged on its "
-        "reads (their time against the whole queue, write-back included): the write-back "
-        "fills the queue by design."
+        "(queue length ≥ 1) and each still takes long — above 15 ms is a warning; above 25 ms for "
+        "I/Os of 64 KB or less, above 35 ms for larger ones (a large transfer takes longer by "
+        "itself) is critical. A long wait without a queue is a slow device; a queue without a "
+        "long wait is a busy but healthy one: both together mean the device, or the path to it, "
+        "cannot keep up (field case 2: seconds per I/O on three SAN LUNs). The rule judges the "
+        "same devices as `latency.threshold` — SAN LUNs, SAS disks (their paths summed) and disks "
+        "on any other controller (AHCI/SATA, NVMe, virtio, SCSI; dm and md devices through their "
+        "members) from diskstats `aqu-sz`, `r_await`, `w_await` and request sizes; imported "
+        "volumes from PerfMon's `Avg. Disk Queue Length` and `Avg. Disk sec/Read|Write` — "
+        "interval by interval, and fires when the overwhelmed intervals make at least "
+        "`min_time_share` of the measured time; the severity follows their I/O-weighted mean "
+        "latency and size. Disks are reported by enclosure (others by controller), as in "
+        "`latency.threshold`. A device holding a ZFS pool's write-back is judged on its reads "
+        "(their time against the whole queue, write-back included): the write-back fills the "
+        "queue by design."
     ),
     thresholds={
         "min_queue": Threshold(1.0, "Mean queue from which a device counts as queuing.", "I/Os"),

@@ -7,14 +7,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from pinchpoint.model.findings import EntityRef, Evidence, Fact, Severity
-from pinchpoint.model.inventory import Inventory
-from pinchpoint.model.sas import Disk
-from pinchpoint.naming import disk_ref
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
+from pinchpoint.rules.derived.block_disks import controller_disk_latencies, controller_disks
 from pinchpoint.rules.derived.disk_latency import disk_latencies
 from pinchpoint.rules.derived.luns import san_luns
 from pinchpoint.rules.derived.write_back import pool_write_back
-from pinchpoint.rules.latency.judged import DiskGroup, disk_groups, judged_volumes
+from pinchpoint.rules.latency.judged import DiskGroup, JudgedDisk, disk_groups, judged_volumes
 from pinchpoint.stats.latency import DeviceLatency, add_series, device_latencies
 from pinchpoint.stats.write_back import judged_directions
 
@@ -29,16 +27,17 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         found = verdicts(mean, limits, ref.id, directions)
         if found:
             yield _volume_hit(ref, mean, found)
-    loads = context.derived(disk_latencies)
-    for group in disk_groups(inventory, loads):
-        by_direction: dict[str, list[tuple[Disk, Verdict]]] = {}
+    loads = context.derived(disk_latencies) | context.derived(controller_disk_latencies)
+    others = context.derived(controller_disks)
+    for group in disk_groups(inventory, loads, others):
+        by_direction: dict[str, list[tuple[JudgedDisk, Verdict]]] = {}
         for disk in group.disks:
             directions = judged_directions(disk.id, write_back)
             for verdict in verdicts(loads[disk.id], limits, group.ref.id, directions):
                 by_direction.setdefault(verdict.direction, []).append((disk, verdict))
         if by_direction:
             pool_disks = all(d.id in write_back for d in group.disks)
-            yield _disks_hit(group, len(group.disks), by_direction, pool_disks, inventory)
+            yield _disks_hit(group, len(group.disks), by_direction, pool_disks)
 
 
 def _lun_and_volume_latencies(context: RuleContext) -> list[tuple[EntityRef, DeviceLatency]]:
@@ -126,9 +125,8 @@ def _volume_hit(ref: EntityRef, mean: DeviceLatency, found: Sequence[Verdict]) -
 def _disks_hit(
     group: DiskGroup,
     measured: int,
-    found: dict[str, list[tuple[Disk, Verdict]]],
+    found: dict[str, list[tuple[JudgedDisk, Verdict]]],
     write_back: bool,
-    inventory: Inventory,
 ) -> Hit:
     """An enclosure's disks (or one disk) whose reads or writes are above the limits."""
     ref = group.ref
@@ -140,7 +138,7 @@ def _disks_hit(
         disk, slowest = max(hits, key=lambda h: h[1].latency_ms)
         worst = _worst([v for _, v in hits])
         everything.append(worst)
-        slowest_ref = disk_ref(disk, inventory)
+        slowest_ref = disk.ref
         note = (
             "; its writes are the ZFS pool's write-back, not judged"
             if write_back and direction == "read"
@@ -168,7 +166,7 @@ def _disks_hit(
                     Fact(name="warning above", value=worst.warning_ms, unit="ms"),
                     Fact(name="critical above", value=worst.critical_ms, unit="ms"),
                 ],
-                peers=[disk_ref(d, inventory) for d, _ in hits][:24],
+                peers=[d.ref for d, _ in hits][:24],
             )
         )
     worst = _worst(everything)
@@ -187,35 +185,42 @@ RULE = Rule(
     title="Average read or write latency above the limits",
     severity=Severity.WARNING,
     needs=(Input.LATENCY_SERIES,),
-    uses=(Input.DISK_STATS, Input.MULTIPATH, Input.FC, Input.SAS, Input.ZFS),
-    derived=(pool_write_back, san_luns, disk_latencies),
+    uses=(Input.DISK_STATS, Input.MULTIPATH, Input.FC, Input.SAS, Input.BLOCK, Input.ZFS),
+    derived=(
+        pool_write_back,
+        san_luns,
+        disk_latencies,
+        controller_disks,
+        controller_disk_latencies,
+    ),
     remediation=(
-        "Find where the time goes: compare the device's wait with its busy time and queue (a "
-        "slow but idle LUN points at the path: see `san.oversubscribed`; a disk holding many "
-        "I/Os at once: see `queue.hdd.too_deep`), check the HBA queue depth and partition "
-        "alignment, and spread hot files over more volumes."
+        "Find where the time goes: compare the device's wait with its busy time and queue (a slow "
+        "but idle LUN points at the path: see `san.oversubscribed`; a disk holding many I/Os at "
+        "once: see `queue.hdd.too_deep`), check the HBA queue depth and partition alignment, and "
+        "spread hot files over more volumes."
     ),
     judge=judge,
     doc=(
-        "Microsoft PAL's disk thresholds: average sec/read or sec/write above 15 ms is a "
-        "warning, above 25 ms critical. Field case 2 expects data files at 5–10 ms and log "
-        "files at 0–2 ms: set lower limits for a log volume per entity in `pinchpoint.toml` "
-        '(`[[rules."latency.threshold".override]]`, `entity = "volume:LogicalDisk(L:)"`). '
-        "The rule judges every device with a latency series: SAN LUNs (their multipath map) "
-        "and SAS disks (their paths summed) from diskstats, and imported volumes such as "
-        "PerfMon logical disks, which stand alone without an inventory. Disks are reported "
-        "by enclosure — one finding per JBOD naming how many of its disks are above the "
-        "line and the slowest — so the finding joins a cause found on that JBOD (a missing "
-        "path, a queue too deep); a disk outside any enclosure is reported alone, and an "
-        "override for a JBOD's disks names the enclosure.\n\n"
-        "The writes of a ZFS pool's data, special, dedup and cache devices are its "
-        "write-back: gathered in memory and issued in bursts at each transaction group sync "
-        "with the disks' queues filled on purpose, so their time on the disk is not what an "
-        "application waits for (a synchronous write waits for the intent log; log devices "
-        "are judged in full). Those devices are judged on their reads; their writes are "
-        "compared among peers instead (`latency.group.outlier`, `latency.disk.outlier`). "
-        "Idle devices (below `min_iops`) are not judged. Without diskstats samples or an "
-        "imported latency series the rule is skipped."
+        "Microsoft PAL's disk thresholds: average sec/read or sec/write above 15 ms is a warning, "
+        "above 25 ms critical. Field case 2 expects data files at 5–10 ms and log files at 0–2 "
+        "ms: set lower limits for a log volume per entity in `pinchpoint.toml` "
+        '(`[[rules."latency.threshold".override]]`, `entity = "volume:LogicalDisk(L:)"`). The '
+        "rule judges every device with a latency series: SAN LUNs (their multipath map) SAS disks "
+        "(their paths summed) and disks on any other controller (AHCI/SATA, NVMe, virtio, SCSI; a "
+        "dm or md device through its members) from diskstats, and imported volumes such as "
+        "PerfMon logical disks, which stand alone without an inventory. Disks are reported by "
+        "enclosure — one finding per JBOD naming how many of its disks are above the line and the "
+        "slowest — so the finding joins a cause found on that JBOD (a missing path, a queue too "
+        "deep); disks on another controller by controller (`AHCI 0000:00:1f.2`), an NVMe "
+        "namespace or virtio disk (one per controller) and a disk outside any enclosure alone, "
+        "and an override for a JBOD's disks names the enclosure.\n\n"
+        "The writes of a ZFS pool's data, special, dedup and cache devices are its write-back: "
+        "gathered in memory and issued in bursts at each transaction group sync with the disks' "
+        "queues filled on purpose, so their time on the disk is not what an application waits for "
+        "(a synchronous write waits for the intent log; log devices are judged in full). Those "
+        "devices are judged on their reads; their writes are compared among peers instead "
+        "(`latency.group.outlier`, `latency.disk.outlier`). Idle devices (below `min_iops`) are "
+        "not judged. Without diskstats samples or an imported latency series the rule is skipped."
     ),
     thresholds={
         "read_warning_ms": Threshold(15.0, "Mean read latency above which to warn.", "ms"),

@@ -4,14 +4,19 @@ queue rules share."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
+from pinchpoint.model.block import BlockDevice, ControllerKind
 from pinchpoint.model.breakdown import GroupFigures
 from pinchpoint.model.findings import EntityRef
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.sas import Disk
-from pinchpoint.naming import disk_ref, enclosure_ref
+from pinchpoint.naming import block_disk_ref, controller_ref, disk_ref, enclosure_ref
+
+# Controllers with one disk each: such a disk is judged by itself, not by its controller.
+ONE_DISK_CONTROLLERS = (ControllerKind.NVME, ControllerKind.VIRTIO)
 
 # The ZFS parameters that cap the I/Os in flight per leaf device (any one class may fill it).
 ZFS_CLASS_LIMITS = (
@@ -98,3 +103,69 @@ def place_ref(place: str, disks: list[Disk], inventory: Inventory) -> EntityRef:
         if enclosure.id == place:
             return enclosure_ref(enclosure)
     return disk_ref(disks[0], inventory)
+
+
+# --- disks off the SAS fabric (AHCI/SATA, NVMe, virtio, SCSI): issue 15 --------------------
+
+
+class Identified(Protocol):
+    """A disk the queue rules judge: a SAS disk of the fabric or a block device off it."""
+
+    @property
+    def id(self) -> str: ...
+
+
+def device_allowed_in_flight(
+    device: BlockDevice, host: QueueSettings, pool_disks: frozenset[str]
+) -> tuple[int | None, dict[str, int]]:
+    """What a disk off the SAS fabric may hold at once: its SCSI `queue_depth` (an AHCI
+    disk's NCQ depth), else — where the device takes no queue depth (NVMe, virtio) — the
+    block layer's `nr_requests`; capped by ZFS's allowance when it is a pool's disk. With
+    the settings it comes from."""
+    settings: dict[str, int] = {}
+    limits: list[int] = []
+    if device.queue_depth:
+        settings["queue_depth"] = device.queue_depth
+        limits.append(device.queue_depth)
+    if device.nr_requests:
+        settings["nr_requests"] = device.nr_requests
+        if not device.queue_depth:
+            limits.append(device.nr_requests)
+    if host.zfs_cap is not None and device.id in pool_disks:
+        settings.update(host.zfs_parameters)
+        limits.append(host.zfs_cap)
+    return (min(limits) if limits else None), settings
+
+
+def devices_by_place(
+    devices: Sequence[BlockDevice], figures: Mapping[str, GroupFigures], rotational: bool
+) -> dict[str, list[BlockDevice]]:
+    """The measured disks off the SAS fabric that spin (or not), by controller; an NVMe
+    namespace or a virtio disk (one per controller) by itself. Unknown `rotational` spins."""
+    found: dict[str, list[BlockDevice]] = {}
+    for device in devices:
+        spins = device.rotational is not False
+        if spins is not rotational or device.id not in figures:
+            continue
+        controller = device.controller
+        if controller is None or controller.kind in ONE_DISK_CONTROLLERS:
+            found.setdefault(device.id, []).append(device)
+        else:
+            found.setdefault(controller.id, []).append(device)
+    return found
+
+
+def device_place_ref(place: str, devices: list[BlockDevice]) -> EntityRef:
+    """The controller the disks hang from; a disk by itself where the place is the disk."""
+    first = devices[0]
+    if first.controller is not None and place == first.controller.id:
+        return controller_ref(first.controller)
+    return block_disk_ref(first)
+
+
+def device_knob(device: BlockDevice, settings: Mapping[str, int]) -> str:
+    """The sysfs file that sets what the disk holds: `/sys/block/sdc/device/queue_depth`,
+    else `/sys/block/nvme0n1/queue/nr_requests`."""
+    if "queue_depth" in settings:
+        return f"/sys/block/{device.name}/device/queue_depth"
+    return f"/sys/block/{device.name}/queue/nr_requests"

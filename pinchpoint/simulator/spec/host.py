@@ -16,6 +16,7 @@ from pinchpoint.simulator.spec.faults import (
 )
 from pinchpoint.simulator.spec.references import check_references
 from pinchpoint.simulator.spec.rest_of_host import (
+    AhciSpec,
     BondSpec,
     FcDriverSpec,
     FcPortSpec,
@@ -23,6 +24,7 @@ from pinchpoint.simulator.spec.rest_of_host import (
     NicSpec,
     NvmeSpec,
     PartitionSpec,
+    VirtioDiskSpec,
     ZfsSpec,
 )
 from pinchpoint.simulator.spec.sas import ChainSpec, EnclosureSpec, HbaSpec, SwitchSpec
@@ -60,6 +62,8 @@ class HostSpec(SpecModel):
     nvme: list[NvmeSpec] = Field(default_factory=list)
     zfs: ZfsSpec | None = None
     workload: WorkloadSpec | None = None
+    ahci: list[AhciSpec] = Field(default_factory=list)
+    virtio: list[VirtioDiskSpec] = Field(default_factory=list)
 
     def bond_members(self, bond: BondSpec) -> list[str]:
         """A bond's members: those it lists, then the NICs naming it, in spec order."""

@@ -151,6 +151,8 @@ class NvmeSpec(SpecModel):
     percentage_used: int = Field(default=0, ge=0, le=255)
     temperature_c: int = 35
     power_on_hours: int = Field(default=5100, ge=0)
+    nr_requests: int = Field(default=1023, ge=1, le=65536)  # `queue/nr_requests`
+    service_factor: float = Field(default=1.0, gt=0, le=1000)  # its time per I/O × this
 
 
 class PartitionSpec(SpecModel):
@@ -227,3 +229,38 @@ class ZfsSpec(SpecModel):
     version: str = "2.1.11-1"
     parameters: dict[str, int] = Field(default_factory=dict)
     pool: list[ZfsPoolSpec] = Field(default_factory=list)
+
+
+class AhciDiskSpec(SpecModel):
+    """`[[ahci.disk]]`: a SATA disk on one port of an AHCI controller."""
+
+    port: int | None = Field(default=None, ge=1, le=32)  # `ataN`; default: the next one
+    model: str = "ST4000NM0035-1V4107"
+    serial: str | None = None
+    firmware: str = "TN04"
+    rotational: bool = True
+    size_bytes: int = Field(default=4000787030016, gt=0)
+    queue_depth: int = Field(default=32, ge=1, le=32)  # NCQ: 32 (31 on some); 1 without
+    nr_requests: int = Field(default=64, ge=1, le=65536)
+    service_factor: float = Field(default=1.0, gt=0, le=1000)  # its time per I/O × this
+
+
+class AhciSpec(SpecModel):
+    """`[[ahci]]`: an AHCI SATA controller (the chipset's, or a card) and its disks."""
+
+    pci_address: PciAddress = None
+    root_port: PciAddress = None
+    numa_node: int = Field(default=0, ge=-1)
+    disk: list[AhciDiskSpec] = Field(default_factory=list)
+
+
+class VirtioDiskSpec(SpecModel):
+    """`[[virtio]]`: a virtio-blk disk of a virtual machine (one PCI function each)."""
+
+    pci_address: PciAddress = None
+    root_port: PciAddress = None
+    serial: str | None = None
+    rotational: bool = True  # virtio-blk reports 1 unless the hypervisor says otherwise
+    size_bytes: int = Field(default=107374182400, gt=0)
+    nr_requests: int = Field(default=256, ge=1, le=65536)
+    service_factor: float = Field(default=1.0, gt=0, le=1000)  # its time per I/O × this

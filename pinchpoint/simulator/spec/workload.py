@@ -16,6 +16,7 @@ class LoadSpec(SpecModel):
     pool: str | None = None
     enclosures: list[str] | None = None
     luns: bool = False
+    devices: list[str] | None = None  # kernel names of disks off the SAS fabric: sda, nvme0n1, vda
     read_share: float = Field(default=0.5, ge=0.0, le=1.0)
     io_kib: int = Field(default=128, ge=1, le=16384)
     iops: float | None = Field(default=None, gt=0)
@@ -28,9 +29,16 @@ class LoadSpec(SpecModel):
     @model_validator(mode="after")
     def _one_target_one_rate(self) -> Self:
         """A load names one set of devices and one offered rate."""
-        targets = sum((self.pool is not None, self.enclosures is not None, self.luns))
+        targets = sum(
+            (
+                self.pool is not None,
+                self.enclosures is not None,
+                self.luns,
+                self.devices is not None,
+            )
+        )
         if targets != 1:
-            raise ValueError("give exactly one of pool, enclosures or luns = true")
+            raise ValueError("give exactly one of pool, enclosures or luns = true, or devices")
         if (self.iops is None) == (self.mbps is None):
             raise ValueError("give exactly one of iops or mbps (offered per device)")
         return self

@@ -18,6 +18,7 @@ from pinchpoint.checks.source import RecordingSource, SnapshotSource
 from pinchpoint.checks.source.sysfs import ProblemLog
 from pinchpoint.model.block import BlockDevice, BlockInventory, BlockKind
 from pinchpoint.model.problems import ProblemKind
+from pinchpoint.simulator import spec_from_data, write_snapshot
 
 BLOCK = FIXTURES / "block" / "procfs"
 PROCFS = FIXTURES / "snapshots" / "procfs-mpt3sas"
@@ -337,3 +338,63 @@ def test_kinds_from_names() -> None:
         "nvme0": BlockKind.OTHER,  # a controller, not a namespace
     }
     assert {name: kind_of_name(name) for name in kinds} == kinds
+
+
+# -- where each device hangs (issue 15: disks on any controller) --------------------------
+
+
+def test_the_real_nvme_namespace_hangs_from_its_controller() -> None:
+    inventory, log = collect(BLOCK)
+    nvme = device(inventory, "nvme0n1").controller
+    assert nvme is not None
+    assert (nvme.kind.value, nvme.pci_address, nvme.port) == ("nvme", "0000:01:00.0", "nvme0")
+    assert nvme.driver is None  # the capture holds no /sys/bus/pci: not read, not invented
+    sdv = device(inventory, "sdv").controller
+    assert sdv is not None and (sdv.kind.value, sdv.port) == ("scsi", "host11")
+    for name in ("dm-0", "md0"):
+        assert device(inventory, name).controller is None  # stacked: judged by its members
+    assert log.problems() == []
+
+
+def simulated_ahci(tmp_path: Path) -> Path:
+    out = tmp_path / "ahci"
+    spec = {
+        "host": {"hostname": "ahci-test"},
+        "ahci": [{"pci_address": "0000:00:17.0", "disk": [{}, {"rotational": False}]}],
+        "virtio": [{"pci_address": "0000:07:00.0"}],
+    }
+    write_snapshot(spec_from_data(spec), out)
+    return out
+
+
+def test_ahci_and_virtio_disks_with_their_controller_and_its_driver(tmp_path: Path) -> None:
+    """A simulated host laid out as the kernel does: the driver read from the PCI function,
+    once per controller; `capture` keeps what it read."""
+    root = simulated_ahci(tmp_path)
+    inventory, log = collect(root)
+    assert log.problems() == []
+    sda = device(inventory, "sda")
+    assert sda.controller is not None
+    assert (sda.controller.kind.value, sda.controller.port) == ("ata", "ata1")
+    assert (sda.controller.pci_address, sda.controller.driver) == ("0000:00:17.0", "ahci")
+    assert sda.queue_depth == 32 and sda.rotational is True
+    assert device(inventory, "sdb").controller == sda.controller.model_copy(update={"port": "ata2"})
+    vda = device(inventory, "vda")
+    assert vda.controller is not None
+    assert (vda.controller.kind.value, vda.controller.driver) == ("virtio", "virtio-pci")
+    assert vda.queue_depth is None and vda.nr_requests == 256
+    recorded = tmp_path / "recorded"
+    recorded.mkdir()
+    collect_block(RecordingSource(recorded, root=str(root)), ProblemLog())
+    again, _ = collect(recorded)
+    assert device(again, "sda").controller == sda.controller
+
+
+def test_a_pci_function_without_its_driver_link_is_no_problem(tmp_path: Path) -> None:
+    root = simulated_ahci(tmp_path)
+    (root / "sys/bus/pci/devices/0000:00:17.0").resolve().joinpath("driver").unlink()
+    inventory, log = collect(root)
+    sda = device(inventory, "sda")
+    assert sda.controller is not None and sda.controller.driver is None
+    assert sda.controller.pci_address == "0000:00:17.0"
+    assert log.problems() == []

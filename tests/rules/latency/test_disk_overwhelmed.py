@@ -110,3 +110,28 @@ def test_garbled_figures_never_crash_the_overwhelmed_rule(san: RuleContext) -> N
     facts = {f.name: f.value for f in found[0].evidence[0].facts}
     measured = facts["measured time"]
     assert isinstance(measured, float) and measured < sum(i.interval_s for i in san.intervals)
+
+
+# -- disks off the SAS fabric (issue 15): pinchpoint/simulator/specs/*.toml --------------------
+
+
+def test_virtio_disks_holding_90_ios_each_taking_long(virtio_vm: RuleContext) -> None:
+    found = findings(virtio_vm, "latency.disk.overwhelmed")
+    assert [f.entity.name for f in found] == ["virtio 0000:08:00.0 vdb", "virtio 0000:09:00.0 vdc"]
+    facts = {f.name: f.value for f in found[0].evidence[0].facts}
+    queue = facts["mean queue per disk"]
+    assert isinstance(queue, float) and 60 < queue < 130  # the issue's "90 I/Os queued"
+    assert found[0].severity is Severity.CRITICAL
+
+
+def test_ahci_disks_overwhelmed_by_controller(ahci_deep: RuleContext) -> None:
+    (found,) = findings(ahci_deep, "latency.disk.overwhelmed")
+    assert found.entity.name == "AHCI 0000:00:17.0"
+    facts = {f.name: f for f in found.evidence[0].facts}
+    assert facts["disks overwhelmed"].value == 6
+    worst = facts["worst disk's mean latency"]
+    assert worst.entity is not None and worst.entity.name == "AHCI 0000:00:17.0 ata4 sdd"
+
+
+def test_healthy_nvme_host_is_not_overwhelmed(nvme_healthy: RuleContext) -> None:
+    assert findings(nvme_healthy, "latency.disk.overwhelmed") == []

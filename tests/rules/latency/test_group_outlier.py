@@ -45,3 +45,24 @@ def test_group_outlier_needs_statistics(demo: RuleContext) -> None:
     _, skipped, _ = evaluate(bare, RULES)
     reasons = {s.rule: s.reason for s in skipped}
     assert "no diskstats samples" in reasons["latency.group.outlier"]
+
+
+# -- disks off the SAS fabric (issue 15): pinchpoint/simulator/specs/*.toml --------------------
+
+
+def test_an_ahci_controller_whose_disks_wait_longer_than_its_peers(
+    ahci_three: RuleContext,
+) -> None:
+    (found,) = findings(ahci_three, "latency.group.outlier")
+    assert found.entity.kind.value == "controller"
+    assert found.entity.name == "AHCI 0000:06:00.0"
+    assert [p.name for p in found.evidence[0].peers] == ["AHCI 0000:00:17.0", "AHCI 0000:05:00.0"]
+    facts = {f.name: f.value for f in found.evidence[0].facts}
+    assert facts["disks measured"] == 3
+    assert "PCIe link" in found.remediation  # a controller's fix, not a SAS cabling one
+
+
+def test_single_disk_controllers_are_left_to_the_disk_rule(nvme_healthy: RuleContext) -> None:
+    """An NVMe controller holds one drive: comparing controllers would repeat
+    latency.disk.outlier; the healthy host is quiet."""
+    assert findings(nvme_healthy, "latency.group.outlier") == []

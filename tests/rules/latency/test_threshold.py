@@ -124,3 +124,31 @@ def test_threshold_is_skipped_without_any_latency_series(demo: RuleContext) -> N
     reasons = {s.rule: s.reason for s in skipped}
     assert "no latency series" in reasons["latency.threshold"]
     assert "no latency series" in reasons["latency.disk.overwhelmed"]
+
+
+# -- disks off the SAS fabric (issue 15): pinchpoint/simulator/specs/*.toml --------------------
+
+
+def test_virtio_disks_with_90_ios_queued_and_slow_waits(virtio_vm: RuleContext) -> None:
+    """Each virtio data disk (one per PCI function) by itself; the lightly used boot disk
+    is not judged above the line."""
+    found = findings(virtio_vm, "latency.threshold")
+    assert [f.entity.name for f in found] == ["virtio 0000:08:00.0 vdb", "virtio 0000:09:00.0 vdc"]
+    for finding in found:
+        assert finding.severity is Severity.CRITICAL
+        facts = {f.name: f.value for f in finding.evidence[0].facts}
+        latency = facts["mean read latency"]
+        assert isinstance(latency, float) and 250 < latency < 600
+
+
+def test_ahci_disks_reported_by_their_controller(ahci_deep: RuleContext) -> None:
+    (found,) = findings(ahci_deep, "latency.threshold")
+    assert found.entity.name == "AHCI 0000:00:17.0" and found.entity.kind.value == "controller"
+    facts = {f.name: f for f in found.evidence[0].facts}
+    assert facts["disks measured"].value == 6
+    slowest = facts["slowest disk's mean read latency"]
+    assert slowest.entity is not None and slowest.entity.name == "AHCI 0000:00:17.0 ata4 sdd"
+
+
+def test_healthy_nvme_host_is_below_the_line(nvme_healthy: RuleContext) -> None:
+    assert findings(nvme_healthy, "latency.threshold") == []

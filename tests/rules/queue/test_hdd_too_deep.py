@@ -10,6 +10,7 @@ import pytest
 from fixture_paths import SPECS
 
 from pinchpoint.model.breakdown import GroupLevel
+from pinchpoint.model.zfs import Pool, Vdev, VdevKind
 from pinchpoint.rules.base import RuleContext
 from pinchpoint.rules.config import parse_config
 from pinchpoint.rules.derived.breakdown import group_figures
@@ -135,3 +136,79 @@ def test_a_streaming_write_is_not_field_case_4(
     queues = [g.queue_per_member or 0.0 for g in group_figures(context, GroupLevel.DISK)]
     assert max(queues) > 4  # deeper than an HDD should hold: the rule has to look
     assert findings(context) == []
+
+
+# -- disks off the SAS fabric (issue 15): pinchpoint/simulator/specs/ahci_deep_queue.toml ----
+
+
+def test_sata_hdds_on_an_ahci_controller_at_ncq_32(ahci_deep: RuleContext) -> None:
+    """Field case 4 on a chipset AHCI controller: the finding names the controller, the
+    setting (queue_depth 32, nr_requests 64) and the disk's own file in the fix."""
+    (found,) = findings(ahci_deep)
+    assert found.entity.kind.value == "controller"
+    assert found.entity.name == "AHCI 0000:00:17.0"
+    facts = {f.name: f.value for f in found.evidence[0].facts}
+    assert facts["queue_depth"] == 32 and facts["nr_requests"] == 64
+    assert facts["I/Os allowed per disk"] == 32
+    affected = facts["HDDs affected"]
+    assert isinstance(affected, int) and affected >= 3
+    queue = facts["mean queue per disk"]
+    assert isinstance(queue, float) and queue >= 16  # half of the allowance held
+    wait = facts["mean wait"]
+    assert isinstance(wait, float) and wait > 100  # diskstats: no histograms on this host
+    assert facts["mean read size"] == 8.0
+    assert "AHCI 0000:00:17.0" in found.title
+    assert (
+        "/device/queue_depth" in found.remediation and "echo 2 > /sys/block/sd" in found.remediation
+    )
+
+
+def test_a_queue_depth_of_two_on_the_ahci_disks_is_fine(ahci_deep: RuleContext) -> None:
+    inventory = ahci_deep.inventory.model_copy(deep=True)
+    for device in inventory.block.devices:
+        device.queue_depth = 2
+    assert findings(changed(ahci_deep, inventory)) == []
+
+
+def pooled(context: RuleContext, names: list[str], parameters: dict[str, int]) -> RuleContext:
+    """The host with a ZFS pool mirroring `names` (partition 1 of each, as ZFS lays out a
+    whole disk) and the `zfs_vdev_*` parameters given."""
+    inventory = context.inventory.model_copy(deep=True)
+    leaves = [
+        Vdev(id=f"zpool:tank/{n}1", name=f"{n}1", kind=VdevKind.DISK, block_device=f"{n}1")
+        for n in names
+    ]
+    mirror = Vdev(id="zpool:tank/mirror-0", name="mirror-0", kind=VdevKind.MIRROR, children=leaves)
+    inventory.zfs.pools = [Pool(id="zpool:tank", name="tank", state="ONLINE", vdevs=[mirror])]
+    inventory.zfs.vdev_queue_parameters = parameters
+    return changed(context, inventory)
+
+
+def test_zfs_caps_pool_disks_on_any_controller(ahci_deep: RuleContext) -> None:
+    """ZFS's own per-leaf allowance applies to the AHCI disks of a pool: at 3 I/Os they are
+    not too deep whatever NCQ allows; at 10 it is named in the evidence."""
+    hdds = ["sda", "sdb", "sdc", "sdd", "sde", "sdf"]
+    low = {n: 3 for n in ("zfs_vdev_sync_read_max_active", "zfs_vdev_async_write_max_active")}
+    assert findings(pooled(ahci_deep, hdds, low)) == []
+    ten = {n: 10 for n in low}
+    (found,) = findings(pooled(ahci_deep, hdds, ten))
+    facts = {f.name: f.value for f in found.evidence[0].facts}
+    assert facts["zfs_vdev_sync_read_max_active"] == 10
+    assert facts["I/Os allowed per disk"] == 10
+
+
+def test_a_pool_elsewhere_does_not_cap_disks_outside_it(ahci_deep: RuleContext) -> None:
+    low = {"zfs_vdev_sync_read_max_active": 2, "zfs_vdev_async_write_max_active": 2}
+    (found,) = findings(pooled(ahci_deep, ["sdg", "sdh"], low))  # a pool on the SSDs only
+    assert found.entity.name == "AHCI 0000:00:17.0"
+    facts = {f.name: f.value for f in found.evidence[0].facts}
+    assert "zfs_vdev_sync_read_max_active" not in facts
+
+
+def test_healthy_nvme_and_virtio_hosts_are_not_judged_too_deep(
+    nvme_healthy: RuleContext, virtio_vm: RuleContext
+) -> None:
+    """NVMe flash is not an HDD; the VM's virtio disks hold 90 of the 256 I/Os nr_requests
+    allows: not the setting's fill (latency.threshold judges their wait)."""
+    assert findings(nvme_healthy) == []
+    assert findings(virtio_vm) == []

@@ -7,6 +7,7 @@ from pinchpoint.rules.base import RuleContext
 from pinchpoint.rules.config import parse_config
 from pinchpoint.rules.queue import RULES
 from tests.rules.queue.conftest import (
+    changed,
     findings,
     shallow_findings,
     with_figures,
@@ -65,3 +66,43 @@ def test_the_ssd_minimum_is_configurable(flash: RuleContext) -> None:
 
 def test_hdds_with_a_shallow_queue_are_not_ssds(deep: RuleContext) -> None:
     assert shallow_findings(with_queue_depth(deep, 2)) == []
+
+
+# -- disks off the SAS fabric (issue 15): pinchpoint/simulator/specs/ahci_deep_queue.toml ----
+
+
+def test_sata_ssds_with_ncq_off_on_an_ahci_card(ahci_deep: RuleContext) -> None:
+    """Four SATA SSDs at queue_depth 1 (NCQ off) holding all they may: named by their AHCI
+    controller, the fix names the disk's own file."""
+    (found,) = shallow_findings(ahci_deep)
+    assert found.entity.kind.value == "controller"
+    assert found.entity.name == "AHCI 0000:05:00.0"
+    facts = {f.name: f.value for f in found.evidence[0].facts}
+    assert facts["queue_depth"] == 1
+    assert facts["I/Os allowed per disk"] == 1
+    assert facts["SSDs affected"] == 4
+    queue = facts["mean queue per disk"]
+    assert isinstance(queue, float) and queue >= 0.8
+    assert "/sys/block/sdg/device/queue_depth" in found.remediation
+
+
+def test_nvme_namespaces_held_by_a_lowered_nr_requests(nvme_healthy: RuleContext) -> None:
+    """The healthy NVMe host is quiet at the driver's 1023; NVMe namespaces held by
+    `nr_requests` to one I/O while they hold 0.7 on average (more than the half a lowered
+    `fill_share` asks) are each named by themselves."""
+    assert shallow_findings(nvme_healthy) == []
+    inventory = nvme_healthy.inventory.model_copy(deep=True)
+    for device in inventory.block.devices:
+        if device.name.startswith("nvme"):
+            device.nr_requests = 1
+    config = parse_config(
+        {"rules": {"queue.ssd.too_shallow": {"fill_share": 0.5}}}, RULES, "test.toml"
+    )
+    found = shallow_findings(changed(nvme_healthy, inventory), config)
+    assert [f.entity.name for f in found] == [
+        "NVMe nvme0 (0000:3b:00.0) nvme0n1",
+        "NVMe nvme1 (0000:3c:00.0) nvme1n1",
+        "NVMe nvme2 (0000:5e:00.0) nvme2n1",
+        "NVMe nvme3 (0000:5f:00.0) nvme3n1",
+    ]
+    assert "/sys/block/nvme0n1/queue/nr_requests" in found[0].remediation

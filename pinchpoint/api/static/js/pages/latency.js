@@ -15,6 +15,8 @@ const LEVEL_NAMES = {
   "fc-port": "FC port",
   lun: "LUN",
   disk: "disk",
+  controller: "controller",
+  "controller-port": "controller port",
 };
 const MEMBER_LEVEL = {
   hba: "hba-port",
@@ -23,6 +25,8 @@ const MEMBER_LEVEL = {
   enclosure: "disk",
   "fc-adapter": "fc-port",
   "fc-port": "lun",
+  controller: "controller-port",
+  "controller-port": "disk",
 };
 const PERCENTILES = [
   ["p50", "#1d4ed8", "solid"],

@@ -215,7 +215,7 @@ def histogram_family(imports: Sequence[ImportedStats]) -> tuple[HistogramKind, .
         for e in i.entities
         for kind in e.histograms
     }
-    families = HISTOGRAM_FAMILIES
+    families: tuple[tuple[HistogramKind, ...], ...] = HISTOGRAM_FAMILIES
     if recorded.intersection(RECORDED_FAMILY):
         present = recorded
         families = (RECORDED_FAMILY, *HISTOGRAM_FAMILIES)

@@ -13,7 +13,7 @@ from pinchpoint.simulator.discovery import KernelView, discover
 from pinchpoint.simulator.fabric import SesTarget, build_fabric
 from pinchpoint.simulator.fc import fc_view, write_fc
 from pinchpoint.simulator.network import write_network
-from pinchpoint.simulator.nvme import write_nvme
+from pinchpoint.simulator.nvme import write_nvme, write_nvme_targets
 from pinchpoint.simulator.pci import PciWriter
 from pinchpoint.simulator.ses_pages import SesPageSet, ses_page_set
 from pinchpoint.simulator.ses_text import PAGES, page_text
@@ -84,6 +84,7 @@ def write_snapshot(
     write_fc(writer, pci, fc, spec)
     write_smart(writer, view, spec, fc.first_paths())
     write_nvme(writer, pci, spec)
+    write_nvme_targets(writer, spec)
     write_zfs(writer, view, spec)
     workload = run_workload(spec, view, fc)
     if workload is not None:

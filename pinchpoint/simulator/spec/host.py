@@ -19,9 +19,11 @@ from pinchpoint.simulator.spec.rest_of_host import (
     BondSpec,
     FcDriverSpec,
     FcPortSpec,
+    IscsiSessionSpec,
     MultipathSpec,
     NicSpec,
     NvmeSpec,
+    NvmeTargetSpec,
     PartitionSpec,
     ZfsSpec,
 )
@@ -60,6 +62,8 @@ class HostSpec(SpecModel):
     nvme: list[NvmeSpec] = Field(default_factory=list)
     zfs: ZfsSpec | None = None
     workload: WorkloadSpec | None = None
+    nvme_target: list[NvmeTargetSpec] = Field(default_factory=list)
+    iscsi_session: list[IscsiSessionSpec] = Field(default_factory=list)
 
     def bond_members(self, bond: BondSpec) -> list[str]:
         """A bond's members: those it lists, then the NICs naming it, in spec order."""

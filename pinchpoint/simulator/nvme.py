@@ -348,6 +348,7 @@ def write_nvme_targets(w: TreeWriter, spec: HostSpec) -> None:
                 )
                 w.link(f"{device}/device", ctrl)
             if path.state == "live":
+                w.mkdir("commands/smartctl")
                 health = NvmeSpec(model=target.model, firmware=target.firmware[:8])
                 report = nvme_report(name, health, serial, spec.host.captured_at)
                 w.write(

@@ -49,7 +49,8 @@ class IscsiLunView:
 
 def lun_identity(session: IscsiSessionSpec, lun: int) -> LunIdentity:
     """LUN `lun` of the session's array: the same LU (WWID) through every session to it."""
-    bits = name_hash("iscsi-lun", session.array, str(lun)) & ((1 << 100) - 1)
+    high = name_hash("iscsi-lun", session.array, str(lun)) << 36
+    bits = (high | name_hash("iscsi-lun2", session.array, str(lun))) & ((1 << 100) - 1)
     wwid = (0x6 << 124) | (LIO_OUI << 100) | bits
     return LunIdentity(
         vendor=session.vendor,

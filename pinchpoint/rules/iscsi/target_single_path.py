@@ -63,7 +63,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                 f"{minimum:g} are expected: "
                 + ("losing it, or its interface, loses the LUN" if live else "its I/O fails")
             )
-        elif None not in interfaces and len(interfaces) == 1:
+        elif len(live) >= 2 and None not in interfaces and len(interfaces) == 1:
             (interface,) = interfaces
             title = f"all {len(live)} sessions of {ref.name} leave through one interface"
             reasons.append(f"every live session leaves through {interface}: one NIC, one cable")

@@ -89,7 +89,7 @@ def _judge_unit(
             f"{len(live)} of {len(paths)} paths live where {minimum:g} are expected: "
             + ("losing that one path stops its I/O" if live else "its I/O fails or waits")
         )
-    elif None not in adapters and len(adapters) == 1:
+    elif len(live) >= 2 and None not in adapters and len(adapters) == 1:
         (adapter,) = adapters
         titles.append(f"all {len(live)} paths of {ref.name} leave through one adapter")
         reasons.append(f"every live path leaves through {adapter}: one failure there cuts all")

@@ -4,10 +4,13 @@ beside working ones, or with no optimized path where the subsystem's other names
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from pinchpoint.model.fc import normalise_wwn
 from pinchpoint.model.findings import EntityRef, Evidence, Fact, Severity
+from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.nvme import (
     ANA_OPTIMIZED,
     ANA_USABLE,
@@ -15,8 +18,36 @@ from pinchpoint.model.nvme import (
     NvmeController,
     NvmeSubsystem,
 )
+from pinchpoint.model.pcie import pci_card_address
 from pinchpoint.naming import nvme_namespace_ref, nvme_subsystem_ref
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext, Threshold
+
+_WWPN = re.compile(r"pn-(0x[0-9a-f]{16})", re.I)
+
+
+def adapter_of(controller: NvmeController, inventory: Inventory) -> str | None:
+    """What a controller's connection leaves the host through, as a card where the inventory
+    knows it: the two ports of one dual-port NIC or FC card are one point of failure.
+
+    A PCIe controller: its own PCI function (a dual-ported drive's two ports are two). Bound to
+    an interface (`host_iface`): that NIC's card. An FC host port (`host_traddr=nn-…:pn-…`):
+    that FC port's card. Else its local address; None when the kernel says nothing of it."""
+    if controller.pci_address:
+        return controller.pci_address
+    if controller.host_interface:
+        nic = next((n for n in inventory.network.nics if n.name == controller.host_interface), None)
+        if nic is not None and nic.pci_address:
+            return f"NIC card {pci_card_address(nic.pci_address)}"
+        return f"interface {controller.host_interface}"
+    if controller.host_address:
+        wwpn = _WWPN.search(controller.host_address)
+        if wwpn:
+            wanted = normalise_wwn(wwpn.group(1))
+            for port in inventory.fc.ports:
+                if port.port_name and normalise_wwn(port.port_name) == wanted and port.pci_address:
+                    return f"FC card {pci_card_address(port.pci_address)}"
+        return f"local address {controller.host_address}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -74,11 +105,15 @@ def _units(subsystem: NvmeSubsystem) -> Iterator[tuple[EntityRef, list[_Path], b
 
 
 def _judge_unit(
-    ref: EntityRef, paths: list[_Path], peers_optimized: bool, limits: Limits
+    ref: EntityRef,
+    paths: list[_Path],
+    peers_optimized: bool,
+    limits: Limits,
+    inventory: Inventory,
 ) -> Hit | None:
     live = [p for p in paths if p.live]
     down = [p for p in paths if not p.live]
-    adapters = {p.controller.adapter for p in live}
+    adapters = {adapter_of(p.controller, inventory) for p in live}
     minimum = limits.number("min_live_paths", ref.id)
     reasons: list[str] = []
     titles: list[str] = []
@@ -92,7 +127,10 @@ def _judge_unit(
     elif len(live) >= 2 and None not in adapters and len(adapters) == 1:
         (adapter,) = adapters
         titles.append(f"all {len(live)} paths of {ref.name} leave through one adapter")
-        reasons.append(f"every live path leaves through {adapter}: one failure there cuts all")
+        reasons.append(
+            f"every live path leaves through {adapter}: one failure there cuts all "
+            f"({', '.join(p.words() for p in live)})"
+        )
     if down and live:
         titles.append(f"{len(down)} of {len(paths)} paths of {ref.name} down")
         reasons.append("down: " + "; ".join(p.words() for p in down))
@@ -132,7 +170,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         optimized = [any(p.optimized for p in paths) for _, paths, _ in units]
         for index, (ref, paths, is_namespace) in enumerate(units):
             peers = is_namespace and any(o for i, o in enumerate(optimized) if i != index)
-            hit = _judge_unit(ref, paths, peers, limits)
+            hit = _judge_unit(ref, paths, peers, limits, context.inventory)
             if hit is not None:
                 yield hit
 
@@ -160,8 +198,10 @@ RULE = Rule(
         "and its ANA state, where the subsystem reports one, is optimized or non-optimized. "
         "The rule judges subsystems reached over a fabric (TCP, RDMA, FC) or through more than "
         "one controller: a namespace with fewer than two live paths, with all live paths "
-        "leaving through one adapter (the PCI function, the interface given as host_iface, or "
-        "the local address), with a path down beside working ones, or with no optimized path "
+        "leaving through one adapter (a PCIe controller's PCI function; the card of the NIC "
+        "given as host_iface or of the FC port given as host_traddr, so two ports of one "
+        "dual-port card are one adapter; else the local address), with a path down beside "
+        "working ones, or with no optimized path "
         "while the subsystem's other namespaces have one. Non-optimized paths beside an "
         "optimized one are asymmetric access by design and stay quiet, as does a local SSD "
         "with one controller. A subsystem whose namespaces are not seen is judged by its "

@@ -199,3 +199,45 @@ def test_a_controller_not_live_is_a_path_down(tmp_path: Path, state: str) -> Non
     )
     (finding,) = judged(simulated(tmp_path, spec))[0]
     assert finding.title == "1 of 3 paths of namespace 1 of Array (nvme1n1) down"
+
+
+def test_two_ports_of_one_nic_card_are_one_adapter(tmp_path: Path) -> None:
+    spec = target(
+        [
+            {"traddr": "10.1.0.10", "host_iface": "ens1f0"},
+            {"traddr": "10.2.0.10", "host_iface": "ens1f1", "optimized": []},
+        ],
+        namespaces=1,
+    )
+    spec["nic"] = [
+        {"name": "ens1f0", "pci_address": "0000:3b:00.0"},
+        {"name": "ens1f1", "pci_address": "0000:3b:00.1"},
+    ]
+    (finding,) = judged(simulated(tmp_path, spec))[0]
+    assert (
+        finding.title == "all 2 paths of namespace 1 of Array (nvme1n1) leave through one adapter"
+    )
+    assert "every live path leaves through NIC card 0000:3b:00" in (finding.evidence[0].summary)
+    spec["nic"][1] = {"name": "ens1f1", "pci_address": "0000:5e:00.0"}  # a second card
+    assert judged(simulated(tmp_path / "two-cards", spec)) == ([], [])
+
+
+def test_nvme_fc_paths_through_two_ports_of_one_fc_card(tmp_path: Path) -> None:
+    """NVMe/FC: host_traddr names the local FC port; both ports sit on one dual-port card."""
+    wwpns = ["0x10000090fa000001", "0x10000090fa000002"]
+    paths = [
+        {
+            "traddr": f"nn-0x200400a0986b432{n}:pn-0x210400a0986b432{n}",
+            "host_traddr": f"nn-0x20000090fa00000{n}:pn-{wwpns[n - 1]}",
+        }
+        | ({"optimized": []} if n == 2 else {})
+        for n in (1, 2)
+    ]
+    spec = target(paths, namespaces=1)
+    spec["nvme_target"][0]["transport"] = "fc"
+    spec["fc_port"] = [
+        {"name": f"fc{n}", "pci_address": f"0000:04:00.{n}", "wwpn": wwpns[n], "luns": 0}
+        for n in (0, 1)
+    ]
+    (finding,) = judged(simulated(tmp_path, spec))[0]
+    assert "every live path leaves through FC card 0000:04:00" in (finding.evidence[0].summary)

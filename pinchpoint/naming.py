@@ -23,8 +23,10 @@ from pinchpoint.model.fc import FcLun, FcPort
 from pinchpoint.model.findings import EntityKind, EntityRef
 from pinchpoint.model.health import DiskHealth
 from pinchpoint.model.inventory import Inventory
+from pinchpoint.model.iscsi import iscsi_lun_id
 from pinchpoint.model.multipath import MultipathMap
 from pinchpoint.model.network import Bond, Nic
+from pinchpoint.model.nvme import NvmeNamespace, NvmeSubsystem
 from pinchpoint.model.pcie import PciFunction, pci_function_id
 from pinchpoint.model.sas import Chain, Disk, Enclosure, Expander, Hba, HbaPort, Phy
 
@@ -364,3 +366,41 @@ def disk_peers(device: BlockDevice, inventory: Inventory) -> tuple[str, str]:
         word = _controller_word(controller)
         return f"controllers:{controller.kind.value}", f"{word} controllers{host_suffix(inventory)}"
     return controller.id, controller_name(controller)
+
+
+def nvme_subsystem_name(subsystem: NvmeSubsystem) -> str:
+    """`Dell PowerStore (nvme-subsys0)`: its model, else its NQN, with the kernel's name."""
+    return f"{subsystem.model or subsystem.nqn} ({subsystem.name})"
+
+
+def nvme_subsystem_ref(subsystem: NvmeSubsystem) -> EntityRef:
+    return EntityRef(kind=EntityKind.LUN, id=subsystem.id, name=nvme_subsystem_name(subsystem))
+
+
+def nvme_namespace_name(namespace: NvmeNamespace, subsystem: NvmeSubsystem) -> str:
+    """`namespace 1 of Dell PowerStore (nvme1n1)`: its NSID and subsystem, with the block
+    device of the moment where the kernel made one."""
+    device = namespace.head or next((p.name for p in namespace.paths), None)
+    what = subsystem.model or subsystem.nqn
+    nsid = namespace.nsid if namespace.nsid is not None else "?"
+    return f"namespace {nsid} of {what}" + (f" ({device})" if device else "")
+
+
+def nvme_namespace_ref(namespace: NvmeNamespace, subsystem: NvmeSubsystem) -> EntityRef:
+    return EntityRef(
+        kind=EntityKind.LUN, id=namespace.id, name=nvme_namespace_name(namespace, subsystem)
+    )
+
+
+def iscsi_lun_name(wwid: str, lun: int | None, targets: list[str]) -> str:
+    """`iSCSI LUN naa.600a0980… (LUN 1 of iqn.1992-08.com.netapp:sn.1)`: by WWID, with its
+    LUN number and target as the array presents it."""
+    where = ", ".join(targets[:2]) + (f" and {len(targets) - 2} more" if len(targets) > 2 else "")
+    number = f"LUN {lun}" if lun is not None else "LUN"
+    return f"iSCSI LUN {wwid} ({number} of {where})" if where else f"iSCSI LUN {wwid}"
+
+
+def iscsi_lun_ref(wwid: str, lun: int | None, targets: list[str]) -> EntityRef:
+    return EntityRef(
+        kind=EntityKind.LUN, id=iscsi_lun_id(wwid), name=iscsi_lun_name(wwid, lun, targets)
+    )

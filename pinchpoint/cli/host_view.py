@@ -13,6 +13,7 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from pinchpoint.cli.paths_view import iscsi_table, nvme_table
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.pcie import PcieLink
 from pinchpoint.naming import controller_name
@@ -269,5 +270,7 @@ def host_tables(inventory: Inventory) -> list[RenderableType]:
         controller_table(inventory),
         health_table(inventory),
         zfs_table(inventory),
+        nvme_table(inventory),
+        iscsi_table(inventory),
     ]
     return [t for t in tables if t is not None]

@@ -10,8 +10,10 @@ from pydantic import BaseModel, Field
 from pinchpoint.model.block import BlockInventory
 from pinchpoint.model.fc import FcInventory
 from pinchpoint.model.health import DiskHealthInventory
+from pinchpoint.model.iscsi import IscsiInventory
 from pinchpoint.model.multipath import MultipathInventory
 from pinchpoint.model.network import Network
+from pinchpoint.model.nvme import NvmeInventory
 from pinchpoint.model.pcie import PcieInventory
 from pinchpoint.model.problems import CollectionProblem
 from pinchpoint.model.sas import SasFabric
@@ -49,4 +51,6 @@ class Inventory(BaseModel):
     block: BlockInventory = Field(default_factory=BlockInventory)
     health: DiskHealthInventory = Field(default_factory=DiskHealthInventory)
     zfs: ZfsInventory = Field(default_factory=ZfsInventory)
+    nvme: NvmeInventory = Field(default_factory=NvmeInventory)
+    iscsi: IscsiInventory = Field(default_factory=IscsiInventory)
     problems: list[CollectionProblem] = Field(default_factory=list)

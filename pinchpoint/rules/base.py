@@ -42,6 +42,8 @@ class Input(StrEnum):
     LATENCY_SERIES = "latency_series"
     PREVIOUS = "previous"  # the inventory of the sweep before (for counters that rise)
     FLEET = "fleet"  # the newest inventory of every host a central service holds
+    NVME = "nvme"  # NVMe subsystems, controllers and paths
+    ISCSI = "iscsi"  # iSCSI sessions and their LUNs
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,8 @@ class RuleContext:
             Input.LATENCY_SERIES: self._has_latency_series(),
             Input.PREVIOUS: self.previous is not None,
             Input.FLEET: bool(self.hosts),
+            Input.NVME: bool(inventory.nvme.subsystems),
+            Input.ISCSI: bool(inventory.iscsi.sessions),
         }[needed]
         if present:
             return None
@@ -156,6 +160,8 @@ _ABSENT = {
     Input.FLEET: (
         "runs on a central service across hosts (GET /v1/fleet/findings), not on one host"
     ),
+    Input.NVME: "no NVMe subsystems on this host",
+    Input.ISCSI: "no iSCSI sessions on this host",
 }
 
 

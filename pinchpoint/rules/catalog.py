@@ -9,9 +9,11 @@ from pinchpoint.rules import (
     fc,
     firmware,
     fleet,
+    iscsi,
     latency,
     multipath,
     net,
+    nvme,
     pcie,
     queue,
     san,
@@ -33,6 +35,8 @@ CATALOG: tuple[Rule, ...] = (
     *zfs.RULES,
     *firmware.RULES,
     *fleet.RULES,
+    *nvme.RULES,
+    *iscsi.RULES,
 )
 
 # The rules a central service runs across its hosts (`GET /v1/fleet/findings`).

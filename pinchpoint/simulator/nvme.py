@@ -1,9 +1,20 @@
-"""NVMe SSDs: the PCI function, controller `nvmeN`, namespace `nvmeNn1` and smartctl's report.
+"""NVMe SSDs: the PCI function, controller `nvmeN`, namespace `nvmeNn1` and smartctl's report;
+and NVMe-oF subsystems reached through several controllers with native multipath.
 
 Laid out as the real nvme0 of tests/fixtures/snapshots/procfs-mpt3sas shows it: the
 controller below its PCI function (`…/0000:61:00.0/nvme/nvme0`, `device` linking back), its
-namespace below the controller and `/sys/block/nvme0n1` leading there. The smartctl report
-follows the real NVMe captures in tests/fixtures/smartctl (smartmontools 7.3, `-x -j`).
+namespace below the controller and `/sys/block/nvme0n1` leading there; its subsystem
+`/sys/devices/virtual/nvme-subsystem/nvme-subsysN` links the controller, as libnvme's real
+sysfs capture (tests/fixtures/nvme/pcie-dualport) has it for its single-controller PM1743.
+The smartctl report follows the real NVMe captures in tests/fixtures/smartctl (smartmontools
+7.3, `-x -j`).
+
+An `[[nvme_target]]` (NVMe over TCP, RDMA or FC) follows the kernel's layout for fabrics
+controllers and native multipath, as the dual-ported PM1735a of that capture shows it for
+PCIe: controllers `nvmeC` under `/sys/devices/virtual/nvme-fabrics/ctl/` with `transport`,
+`address` (`traddr=…,trsvcid=…[,host_traddr=…][,host_iface=…][,src_addr=…]`) and `state`; the
+head `nvmeSnK` of each namespace under the subsystem (and `/sys/block`), and per controller a
+hidden path device `nvmeScCnK` with `nsid`, `wwid`, `ana_state` and `ana_grpid`.
 """
 
 from __future__ import annotations
@@ -16,7 +27,7 @@ from pinchpoint.simulator.addresses import name_hash, serial_number
 from pinchpoint.simulator.naming import default_root_port, padded
 from pinchpoint.simulator.pci import PciIds, PciWriter, pci_device_path
 from pinchpoint.simulator.spec.host import HostSpec
-from pinchpoint.simulator.spec.rest_of_host import NvmeSpec
+from pinchpoint.simulator.spec.rest_of_host import NvmeSpec, NvmeTargetPathSpec, NvmeTargetSpec
 from pinchpoint.simulator.tree_writer import TreeWriter
 
 SYS = "sys"
@@ -181,6 +192,16 @@ def write_nvme(w: TreeWriter, pci: PciWriter, spec: HostSpec) -> None:
         w.link(f"{ns}/device", ctrl)
         w.link(f"{SYS}/block/{namespace}", ns)
         w.link(f"{SYS}/class/block/{namespace}", ns)
+        subsystem = _subsystem(
+            w,
+            ordinal,
+            nqn=f"nqn.2014.08.org.nvmexpress:13441344{serial}",
+            model=ssd.model,
+            serial=serial,
+            firmware=ssd.firmware,
+            iopolicy="numa",
+        )
+        w.link(f"{subsystem}/{name}", ctrl)
         if ssd.smart:
             reports.append((name, nvme_report(name, ssd, serial, spec.host.captured_at)))
     if reports:
@@ -189,3 +210,148 @@ def write_nvme(w: TreeWriter, pci: PciWriter, spec: HostSpec) -> None:
             w.write(
                 f"commands/smartctl/{name}.json", (json.dumps(report, indent=2) + "\n").encode()
             )
+
+
+SUBSYSTEMS = f"{SYS}/devices/virtual/nvme-subsystem"
+FABRICS_CTL = f"{SYS}/devices/virtual/nvme-fabrics/ctl"
+
+
+def _subsystem(
+    w: TreeWriter, number: int, *, nqn: str, model: str, serial: str, firmware: str, iopolicy: str
+) -> str:
+    """`nvme-subsysN` with its identity; returns its directory."""
+    directory = f"{SUBSYSTEMS}/nvme-subsys{number}"
+    w.attrs(
+        directory,
+        {
+            "subsysnqn": nqn,
+            "model": padded(model, 40),
+            "serial": padded(serial, 20),
+            "firmware_rev": padded(firmware, 8),
+            "iopolicy": iopolicy,
+            "subsystype": "nvm",
+        },
+    )
+    w.link(f"{SYS}/class/nvme-subsystem/nvme-subsys{number}", directory)
+    return directory
+
+
+def nvme_target_address(target: NvmeTargetSpec, path: NvmeTargetPathSpec) -> str:
+    """The controller's `address` as the kernel prints it (nvmf_get_address, then TCP's
+    src_addr)."""
+    parts = [f"traddr={path.traddr}"]
+    if path.trsvcid is not None and target.transport != "fc":
+        parts.append(f"trsvcid={path.trsvcid}")
+    if path.host_traddr:
+        parts.append(f"host_traddr={path.host_traddr}")
+    if path.host_iface:
+        parts.append(f"host_iface={path.host_iface}")
+    if path.src_addr and target.transport == "tcp":
+        parts.append(f"src_addr={path.src_addr}")
+    return ",".join(parts)
+
+
+def _namespace_uuid(nqn: str, nsid: int) -> str:
+    value = f"{name_hash('nvme-ns', nqn, str(nsid)):016x}{name_hash('ns2', nqn, str(nsid)):016x}"
+    return f"{value[:8]}-{value[8:12]}-{value[12:16]}-{value[16:20]}-{value[20:32]}"
+
+
+def write_nvme_targets(w: TreeWriter, spec: HostSpec) -> None:
+    """Every `[[nvme_target]]`: subsystem, one fabrics controller per path, the namespaces'
+    heads and each controller's path devices with their ANA state, and smartctl's report of
+    each live controller (smartctl reads the health log through any live controller). Numbered
+    after the local SSDs: subsystems and controllers in spec order."""
+    if spec.nvme_target:
+        w.attrs(FABRICS_CTL, {"uevent": ""})
+        w.link(f"{SYS}/class/nvme-fabrics/ctl", FABRICS_CTL)
+    controller = len(spec.nvme)
+    hostnqn = f"nqn.2014-08.org.nvmexpress:uuid:{_namespace_uuid(spec.host.hostname, 0)}"
+    for offset, target in enumerate(spec.nvme_target):
+        number = len(spec.nvme) + offset
+        serial = target.serial or f"{name_hash('nvme-target', target.nqn) & 0xFFFFFFFFFFFF:012X}"
+        subsystem = _subsystem(
+            w,
+            number,
+            nqn=target.nqn,
+            model=target.model,
+            serial=serial,
+            firmware=target.firmware,
+            iopolicy=target.iopolicy,
+        )
+        for nsid in range(1, target.namespaces + 1):
+            head = f"{subsystem}/nvme{number}n{nsid}"
+            w.attrs(
+                head,
+                {
+                    "dev": f"{BLOCK_MAJOR}:{64 + number * 16 + nsid}",
+                    "size": str(target.size_bytes // 512),
+                    "wwid": f"uuid.{_namespace_uuid(target.nqn, nsid)}",
+                    "uuid": _namespace_uuid(target.nqn, nsid),
+                    "nsid": str(nsid),
+                    "ro": "0",
+                    "removable": "0",
+                    "hidden": "0",
+                },
+            )
+            w.attrs(
+                f"{head}/queue",
+                {
+                    "rotational": "0",
+                    "nr_requests": "128",
+                    "scheduler": "[none] mq-deadline",
+                    "logical_block_size": "512",
+                    "physical_block_size": "4096",
+                    "hw_sector_size": "512",
+                },
+            )
+            w.link(f"{head}/device", subsystem)
+            w.link(f"{SYS}/block/nvme{number}n{nsid}", head)
+            w.link(f"{SYS}/class/block/nvme{number}n{nsid}", head)
+        for cntlid, path in enumerate(target.path, start=1):
+            name = f"nvme{controller}"
+            ctrl = f"{FABRICS_CTL}/{name}"
+            w.attrs(
+                ctrl,
+                {
+                    "transport": target.transport,
+                    "address": nvme_target_address(target, path),
+                    "state": path.state,
+                    "subsysnqn": target.nqn,
+                    "hostnqn": hostnqn,
+                    "cntlid": str(cntlid),
+                    "cntrltype": "io",
+                    "model": padded(target.model, 40),
+                    "serial": padded(serial, 20),
+                    "firmware_rev": padded(target.firmware, 8),
+                    "numa_node": "-1",
+                    "queue_count": "9",
+                    "sqsize": "127",
+                    "kato": "5",
+                    "dev": f"{CHAR_MAJOR}:{controller}",
+                },
+            )
+            w.link(f"{SYS}/class/nvme/{name}", ctrl)
+            w.link(f"{subsystem}/{name}", ctrl)
+            for nsid in range(1, target.namespaces + 1):
+                optimized = path.optimized is None or nsid in path.optimized
+                device = f"{ctrl}/nvme{number}c{controller}n{nsid}"
+                w.attrs(
+                    device,
+                    {
+                        "nsid": str(nsid),
+                        "wwid": f"uuid.{_namespace_uuid(target.nqn, nsid)}",
+                        "ana_state": "optimized" if optimized else path.ana_state,
+                        "ana_grpid": str(nsid),
+                        "hidden": "1",
+                        "size": str(target.size_bytes // 512),
+                    },
+                )
+                w.link(f"{device}/device", ctrl)
+            if path.state == "live":
+                w.mkdir("commands/smartctl")
+                health = NvmeSpec(model=target.model, firmware=target.firmware[:8])
+                report = nvme_report(name, health, serial, spec.host.captured_at)
+                w.write(
+                    f"commands/smartctl/{name}.json", (json.dumps(report, indent=2) + "\n").encode()
+                )
+            controller += 1

@@ -12,9 +12,10 @@ from pinchpoint.model.snapshot import Manifest
 from pinchpoint.simulator.discovery import KernelView, discover
 from pinchpoint.simulator.fabric import SesTarget, build_fabric
 from pinchpoint.simulator.fc import fc_view, write_fc
+from pinchpoint.simulator.iscsi import write_iscsi
 from pinchpoint.simulator.local_disks import local_disks, write_local_disks
 from pinchpoint.simulator.network import write_network
-from pinchpoint.simulator.nvme import write_nvme
+from pinchpoint.simulator.nvme import write_nvme, write_nvme_targets
 from pinchpoint.simulator.pci import PciWriter
 from pinchpoint.simulator.ses_pages import SesPageSet, ses_page_set
 from pinchpoint.simulator.ses_text import PAGES, page_text
@@ -86,6 +87,8 @@ def write_snapshot(
     write_smart(writer, view, spec, fc.first_paths())
     write_nvme(writer, pci, spec)
     write_local_disks(writer, pci, spec, local_disks(spec, view, fc))
+    write_nvme_targets(writer, spec)
+    write_iscsi(writer, spec, view, fc)
     write_zfs(writer, view, spec)
     workload = run_workload(spec, view, fc)
     if workload is not None:

@@ -24,6 +24,8 @@ from pinchpoint.stats.gather import gather_statistics
 SPEC = FIXTURES / "specs" / "healthy_host.toml"
 # What a healthy host of this kind has no use for: no FC, no sweep before this one, no fleet.
 ABSENT = {Input.FC, Input.PREVIOUS, Input.MULTIPATH, Input.FLEET}
+# … nor NVMe or iSCSI initiators (healthy ones: tests/rules/nvme and tests/rules/iscsi).
+ABSENT |= {Input.NVME, Input.ISCSI}
 
 
 @pytest.fixture(scope="module")

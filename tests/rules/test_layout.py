@@ -29,6 +29,8 @@ DOMAINS = (
     "zfs",
     "firmware",
     "fleet",
+    "nvme",
+    "iscsi",
 )
 
 

@@ -12,8 +12,10 @@ from pinchpoint.api.cached import cached_json, current_view
 from pinchpoint.api.problems import ProblemError
 from pinchpoint.model.fc import FcPort
 from pinchpoint.model.inventory import Inventory
+from pinchpoint.model.iscsi import IscsiSession
 from pinchpoint.model.multipath import MultipathMap
 from pinchpoint.model.network import Bond, Nic
+from pinchpoint.model.nvme import NvmeSubsystem
 from pinchpoint.model.sas import Disk, Enclosure, Hba
 from pinchpoint.service.runtime import HostView
 from pinchpoint.service.store import Page
@@ -139,3 +141,16 @@ async def fc_ports(service: ServiceDep, host: HostQuery = None) -> list[FcPort]:
 async def multipath(service: ServiceDep, host: HostQuery = None) -> list[MultipathMap]:
     """dm-multipath maps with their path groups and paths."""
     return (await _view(service, host))[1].multipath.maps
+
+
+@router.get("/nvme", response_model=list[NvmeSubsystem])
+async def nvme(service: ServiceDep, host: HostQuery = None) -> list[NvmeSubsystem]:
+    """NVMe subsystems with their controllers (transport, address, state), namespaces and each
+    namespace's paths with their ANA state."""
+    return (await _view(service, host))[1].nvme.subsystems
+
+
+@router.get("/iscsi", response_model=list[IscsiSession])
+async def iscsi(service: ServiceDep, host: HostQuery = None) -> list[IscsiSession]:
+    """iSCSI sessions with their target, portal, interface, state and LUNs (by WWID)."""
+    return (await _view(service, host))[1].iscsi.sessions

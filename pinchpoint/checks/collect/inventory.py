@@ -19,6 +19,8 @@ from functools import partial
 
 from pinchpoint.checks.collect import block, fc, multipath, network, pcie, sas, smart, zfs
 from pinchpoint.checks.collect.collector import Collector, Progress, guarded, run_collectors
+from pinchpoint.checks.collect.iscsi import COLLECTOR as ISCSI_COLLECTOR
+from pinchpoint.checks.collect.nvme import COLLECTOR as NVME_COLLECTOR
 from pinchpoint.checks.source import LiveSource, SnapshotSource, Source, SourceError
 from pinchpoint.checks.source.sysfs import ProblemLog
 from pinchpoint.model.block import BlockInventory
@@ -36,6 +38,8 @@ IN_TURN: tuple[Collector, ...] = (
     network.COLLECTOR,
     fc.COLLECTOR,
     multipath.COLLECTOR,  # after fc: its paths name the FC ports
+    NVME_COLLECTOR,
+    ISCSI_COLLECTOR,
 )
 # Read after those, or in a child process beside them on a large host: none needs the SAS walk,
 # which takes longer, so the child has the time.

@@ -20,9 +20,11 @@ from pinchpoint.simulator.spec.rest_of_host import (
     BondSpec,
     FcDriverSpec,
     FcPortSpec,
+    IscsiSessionSpec,
     MultipathSpec,
     NicSpec,
     NvmeSpec,
+    NvmeTargetSpec,
     PartitionSpec,
     VirtioDiskSpec,
     ZfsSpec,
@@ -64,6 +66,8 @@ class HostSpec(SpecModel):
     workload: WorkloadSpec | None = None
     ahci: list[AhciSpec] = Field(default_factory=list)
     virtio: list[VirtioDiskSpec] = Field(default_factory=list)
+    nvme_target: list[NvmeTargetSpec] = Field(default_factory=list)
+    iscsi_session: list[IscsiSessionSpec] = Field(default_factory=list)
 
     def bond_members(self, bond: BondSpec) -> list[str]:
         """A bond's members: those it lists, then the NICs naming it, in spec order."""

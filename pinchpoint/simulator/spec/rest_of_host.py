@@ -264,3 +264,59 @@ class VirtioDiskSpec(SpecModel):
     size_bytes: int = Field(default=107374182400, gt=0)
     nr_requests: int = Field(default=256, ge=1, le=65536)
     service_factor: float = Field(default=1.0, gt=0, le=1000)  # its time per I/O × this
+
+
+NvmeTransport = Literal["tcp", "rdma", "fc"]
+NvmeControllerState = Literal["live", "connecting", "resetting", "deleting", "dead"]
+NvmeAnaState = Literal["optimized", "non-optimized", "inaccessible", "persistent-loss", "change"]
+
+
+class NvmeTargetPathSpec(SpecModel):
+    """`[[nvme_target.path]]`: one controller connecting this host to the subsystem."""
+
+    traddr: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:-]+$")
+    trsvcid: int | None = Field(default=4420, ge=1, le=65535)  # none for NVMe/FC
+    host_iface: str | None = Field(default=None, max_length=15, pattern=r"^[A-Za-z0-9_.-]+$")
+    host_traddr: str | None = Field(default=None, max_length=128, pattern=r"^[A-Za-z0-9_.:-]+$")
+    src_addr: str | None = Field(default=None, max_length=64, pattern=r"^[0-9A-Fa-f.:]+$")
+    state: NvmeControllerState = "live"
+    optimized: list[int] | None = None  # NSIDs optimized through it; None: every namespace
+    ana_state: NvmeAnaState = "non-optimized"  # of the namespaces not in `optimized`
+
+
+class NvmeTargetSpec(SpecModel):
+    """`[[nvme_target]]`: an NVMe-oF subsystem (an array's NVMe target) this host connects to,
+    with native multipath: one controller per `[[nvme_target.path]]`."""
+
+    nqn: str = Field(min_length=1, max_length=223, pattern=r"^[\x21-\x7e]+$")
+    model: str = "NVMe-oF array"
+    serial: str | None = None
+    firmware: str = "1.0"
+    transport: NvmeTransport = "tcp"
+    namespaces: int = Field(default=1, ge=1, le=64)
+    size_bytes: int = Field(default=1 << 40, gt=0)
+    iopolicy: Literal["numa", "round-robin", "queue-depth"] = "numa"
+    path: list[NvmeTargetPathSpec] = Field(min_length=1)
+
+
+IscsiSessionState = Literal["LOGGED_IN", "FAILED", "FREE"]
+
+
+class IscsiSessionSpec(SpecModel):
+    """`[[iscsi_session]]`: one iSCSI session (iscsi_tcp) to a target portal and its LUNs.
+    LUNs of one `array` with the same number are one LU (one WWID) across sessions."""
+
+    target: str = Field(min_length=1, max_length=223, pattern=r"^[\x21-\x7e]+$")
+    portal: str = Field(min_length=1, max_length=64, pattern=r"^[0-9A-Fa-f.:]+$")
+    port: int = Field(default=3260, ge=1, le=65535)
+    tpgt: int = Field(default=1, ge=0)
+    state: IscsiSessionState = "LOGGED_IN"
+    iface: str = Field(default="default", max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")
+    netdev: str | None = Field(default=None, max_length=15, pattern=r"^[A-Za-z0-9_.-]+$")
+    local_address: str | None = Field(default=None, max_length=64, pattern=r"^[0-9A-Fa-f.:]+$")
+    initiator: str = "iqn.1993-08.org.debian:01:simulated"
+    array: str = "iscsi-array"
+    vendor: str = "LIO-ORG"
+    product: str = "block1"
+    luns: list[int] = Field(default_factory=lambda: [0], min_length=1)
+    size_bytes: int = Field(default=1 << 40, gt=0)

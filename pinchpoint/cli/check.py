@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pinchpoint.cli.console import errors, fail, output_console, progress_bar, progress_reporter
+from pinchpoint.cli.console import (
+    data,
+    errors,
+    fail,
+    output_console,
+    progress_bar,
+    progress_reporter,
+)
 from pinchpoint.cli.options import ConfigOption, host_source, rules_config
 from pinchpoint.report import ReportFormat
 
@@ -73,7 +80,7 @@ def check_host(
             progress=progress_reporter(progress, task),
         )
     for note in checkup.statistics.notes:
-        errors.print(f"[yellow]statistics: {note}[/]", highlight=False)
+        errors.print(f"[yellow]statistics: {data(note)}[/]", highlight=False)
     return checkup
 
 
@@ -158,12 +165,9 @@ def check_command(
     if not seconds > 0:
         raise fail(f"--seconds must be above 0, not {seconds}")
     config = rules_config(config_file, CATALOG)
-    try:
-        checkup = check_host(snapshot, demo, config, seconds, CATALOG, previous)
-    except typer.Exit:
-        raise
-    except Exception as err:  # exit 2, not a traceback and not Python's 1 (= "findings")
-        raise fail(f"internal error: {type(err).__name__}: {err}") from err
+    # any other error is one line and exit 2 (not Python's 1, which means "findings"):
+    # `cli.errors.PinchpointGroup`
+    checkup = check_host(snapshot, demo, config, seconds, CATALOG, previous)
     report = checkup.report
     _write(report, form, output)
     if push_to:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import re
+from typing import TextIO
 
 # C0 controls but tab and newline (those two escaped unless `lines`), DEL and C1; the Unicode
 # bidi controls that reorder what a terminal shows (LRM/RLM, ALM, embeddings and overrides,
@@ -81,9 +82,9 @@ class PrintableFormatter(logging.Formatter):
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
-def configure_logging(level: str) -> None:
-    """The service's logs on stderr, one escaped line per record, through the root logger (the
-    web server's loggers propagate to it)."""
-    logging.basicConfig(level=level.upper(), format=LOG_FORMAT)
+def configure_logging(level: str, stream: TextIO | None = None) -> None:
+    """The service's logs on stderr (or `stream`), one escaped line per record, through the root
+    logger (the web server's loggers propagate to it)."""
+    logging.basicConfig(level=level.upper(), format=LOG_FORMAT, stream=stream)
     for handler in logging.getLogger().handlers:
         handler.setFormatter(PrintableFormatter(LOG_FORMAT))

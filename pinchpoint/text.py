@@ -50,6 +50,17 @@ def json_safe(text: str) -> str:
     return _SURROGATE.sub(_escape, text)
 
 
+# What JSON may carry raw but a terminal would obey: DEL, C1 (0x9b is CSI), bidi controls.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def json_printable(document: str) -> str:
+    """A JSON document with the characters a terminal would obey written as `\\u009b`-style
+    escapes (JSON already escapes C0): the same data, safe to print. Such characters only occur
+    inside JSON strings, where the escape means the same character."""
+    return _JSON_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", document)
+
+
 def host_text(raw: bytes) -> str:
     """Bytes from a host (a file, a tool's output, a file name) as text: UTF-8, with every byte
     that is not UTF-8 kept as a `\\xNN` escape."""

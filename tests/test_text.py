@@ -14,6 +14,7 @@ from pinchpoint.text import (
     configure_logging,
     host_name_text,
     host_text,
+    json_printable,
     json_safe,
     printable,
 )
@@ -99,3 +100,10 @@ def test_the_service_logging_escapes_every_record() -> None:
             root.removeHandler(handler)
         for handler in before:
             root.addHandler(handler)
+
+
+def test_json_printable_escapes_what_a_terminal_obeys_and_keeps_the_data() -> None:
+    document = json.dumps({"vendor": "HGST\x9b2J\u202eevil\x7f"}, ensure_ascii=False)
+    shown = json_printable(document)
+    assert not any(c in shown for c in "\x9b\u202e\x7f")
+    assert json.loads(shown) == json.loads(document)

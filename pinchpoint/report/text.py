@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pinchpoint.model.findings import Report
 from pinchpoint.report import ReportFormat
-from pinchpoint.text import printable
+from pinchpoint.text import json_printable, printable
 
 
 def report_json(report: Report) -> str:
     """The report as JSON: the `Report` model as it dumps, indented."""
-    return report.model_dump_json(indent=2) + "\n"
+    return json_printable(report.model_dump_json(indent=2)) + "\n"
 
 
 def report_text(report: Report, form: ReportFormat) -> str:

@@ -173,3 +173,14 @@ def test_serve_help_keeps_square_brackets() -> None:
     result = runner.invoke(app, ["serve", "--help"])
     assert result.exit_code == 0
     assert "[service]" in result.output
+
+
+def test_json_output_carries_c1_and_bidi_controls_as_escapes(evil_snapshot: Path) -> None:
+    manifest = evil_snapshot / "manifest.json"
+    data = json.loads(manifest.read_text())
+    data["hostname"] = "csi\x9b2J\u202eevil"
+    manifest.write_text(json.dumps(data))
+    for args in (["inventory", "--json"], ["check", "--format", "json"]):
+        result = runner.invoke(app, [*args, "--snapshot", str(evil_snapshot)])
+        assert "\x9b" not in result.stdout and "\u202e" not in result.stdout
+        assert json.loads(result.stdout)["host"]["hostname"] == "csi\x9b2J\u202eevil"

@@ -21,6 +21,7 @@ from pinchpoint.cli.console import (
     data,
     errors,
     fail,
+    located,
     output_console,
     progress_bar,
     progress_reporter,
@@ -65,7 +66,7 @@ def previous_inventory(path: Path) -> Inventory:
         with open_source(path) as (source, kind):
             return collect_inventory(source, kind=kind)
     except (FileNotFoundError, ValueError) as err:
-        raise fail(f"--previous {path}: {err}") from None
+        raise fail(f"--previous: {located(path, str(err))}") from None
 
 
 def check_host(

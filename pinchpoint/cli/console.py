@@ -59,6 +59,11 @@ def data(value: object) -> str:
     return escape(str(value))
 
 
+def located(where: object, message: str) -> str:
+    """`where: message`, unless the message already names `where` (no doubled paths)."""
+    return message if str(where) in message else f"{where}: {message}"
+
+
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print `pinchpoint: error: <message>` (one line, taken as text, not markup) and return the
     exit to raise."""

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import typer
 from rich.console import Console, ConsoleOptions, RenderableType
@@ -30,15 +32,32 @@ class SafeConsole(Console):
     escapes (`pinchpoint.text.printable`); Rich's own control codes (a progress bar's cursor
     moves) pass."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._rendering = threading.local()  # inside an escaping render, on this thread
+
     def render(
         self, renderable: RenderableType, options: ConsoleOptions | None = None
     ) -> Iterable[Segment]:
-        for segment in super().render(renderable, options):
-            if segment.control or not segment.text:
-                yield segment
-            else:
-                text = printable(segment.text, lines=True)
-                yield segment if text == segment.text else Segment(text, segment.style)
+        # Rich renders nested renderables (a table's cells) through render() again: only the
+        # outermost call escapes, once per segment (escaping at every level cost 70% more).
+        if getattr(self._rendering, "active", False):
+            return super().render(renderable, options)
+        return self._escaped(renderable, options)
+
+    def _escaped(
+        self, renderable: RenderableType, options: ConsoleOptions | None
+    ) -> Iterator[Segment]:
+        self._rendering.active = True
+        try:
+            for segment in super().render(renderable, options):
+                if segment.control or not segment.text:
+                    yield segment
+                else:
+                    text = printable(segment.text, lines=True)
+                    yield segment if text == segment.text else Segment(text, segment.style)
+        finally:
+            self._rendering.active = False
 
 
 errors = SafeConsole(stderr=True)

@@ -196,7 +196,7 @@ def load_config(path: Path | None, catalog: Iterable[Rule]) -> Config:
     except OSError as err:
         raise ConfigError(f"{path}: cannot be read: {(err.strerror or str(err)).lower()}") from None
     except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not a text file (not UTF-8)") from None
+        raise ConfigError(f"{path}: cannot be read: not a text file (not UTF-8)") from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML: {err}") from None
     return parse_config(data, catalog, str(path))

@@ -228,9 +228,11 @@ def load_settings(config_file: Path | None, **overrides: Any) -> ServiceSettings
             why = (err.strerror or str(err)).lower()
             raise SettingsError(f"{config_file}: cannot be read: {why}") from None
         except UnicodeDecodeError:
-            raise SettingsError(f"{config_file}: not a text file (not UTF-8)") from None
+            raise SettingsError(
+                f"{config_file}: cannot be used: not a text file (not UTF-8)"
+            ) from None
         except tomllib.TOMLDecodeError as err:
-            raise SettingsError(f"{config_file}: not valid TOML: {err}") from None
+            raise SettingsError(f"{config_file}: cannot be used: not valid TOML: {err}") from None
         table = _service_table(data, where)
         table["config_file"] = config_file
     environment = {

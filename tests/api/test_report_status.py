@@ -15,6 +15,7 @@ from pinchpoint.simulator import load_spec, write_snapshot
 from tests.api.conftest import READ_TOKEN, Server, demo_settings, start_server
 
 HEADERS = {"Authorization": f"Bearer {READ_TOKEN}"}
+TIMEOUT = 60  # a loaded test machine
 
 
 @pytest.fixture
@@ -32,15 +33,19 @@ def vm_server(tmp_path: Path) -> Iterator[Server]:
 
 
 def test_a_vm_report_is_partial_with_reasons(vm_server: Server) -> None:
-    latest = httpx.get(f"{vm_server.url}/v1/reports/latest", headers=HEADERS).json()
+    latest = httpx.get(
+        f"{vm_server.url}/v1/reports/latest", headers=HEADERS, timeout=TIMEOUT
+    ).json()
     assert latest["status"] == "partial"
     assert latest["status_reasons"][0] == "30 of 37 rules could not run"
-    listed = httpx.get(f"{vm_server.url}/v1/reports", headers=HEADERS).json()
+    listed = httpx.get(f"{vm_server.url}/v1/reports", headers=HEADERS, timeout=TIMEOUT).json()
     assert [item["status"] for item in listed["items"]] == ["partial"]
 
 
 def test_the_demo_report_has_findings(demo_server: Server) -> None:
-    latest = httpx.get(f"{demo_server.url}/v1/reports/latest", headers=HEADERS).json()
+    latest = httpx.get(
+        f"{demo_server.url}/v1/reports/latest", headers=HEADERS, timeout=TIMEOUT
+    ).json()
     assert latest["status"] == "findings" and latest["status_reasons"] == []
-    listed = httpx.get(f"{demo_server.url}/v1/reports", headers=HEADERS).json()
+    listed = httpx.get(f"{demo_server.url}/v1/reports", headers=HEADERS, timeout=TIMEOUT).json()
     assert listed["items"][0]["status"] == "findings"

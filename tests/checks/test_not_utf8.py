@@ -115,16 +115,16 @@ def test_a_service_stores_the_report_and_sweeps_again(spoiled_server: Server) ->
     url = spoiled_server.url
     admin = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
     read = {"Authorization": f"Bearer {READ_TOKEN}"}
-    sweep = httpx.post(f"{url}/v1/checks", headers=admin).json()
+    sweep = httpx.post(f"{url}/v1/checks", headers=admin, timeout=60).json()
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        state = httpx.get(f"{url}/v1/checks/{sweep['id']}", headers=read).json()
+        state = httpx.get(f"{url}/v1/checks/{sweep['id']}", headers=read, timeout=60).json()
         if state["state"] in ("done", "failed"):
             break
         time.sleep(0.2)
     assert state["state"] == "done", state
-    listed = httpx.get(f"{url}/v1/reports", headers=read).json()
+    listed = httpx.get(f"{url}/v1/reports", headers=read, timeout=60).json()
     assert len(listed["items"]) == 2
-    latest = httpx.get(f"{url}/v1/reports/latest", headers=read)
+    latest = httpx.get(f"{url}/v1/reports/latest", headers=read, timeout=60)
     assert latest.status_code == 200
     assert latest.json()["host"]["hostname"] == "head\\xe9-01"

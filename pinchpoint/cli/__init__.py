@@ -13,10 +13,12 @@ import typer
 from pinchpoint import __version__
 from pinchpoint.cli import capture, check, inventory, rules, serve, simulate
 from pinchpoint.cli.console import output_console
+from pinchpoint.cli.errors import PinchpointGroup
 from pinchpoint.cli.stats import stats_app
 
 app = typer.Typer(
     name="pinchpoint",
+    cls=PinchpointGroup,
     help="Is the I/O path cabled and configured as it should be, and where is the pinch point?",
     no_args_is_help=True,
     add_completion=False,

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from pinchpoint.cli.console import fail, output_console, progress_bar, progress_reporter
+from pinchpoint.cli.console import data, fail, output_console, progress_bar, progress_reporter
 
 
 def capture_command(
@@ -57,7 +57,7 @@ def capture_command(
         raise fail(f"{err}; choose a new path") from None
     fabric = result.inventory.sas
     output_console().print(
-        f"snapshot written to [bold]{result.path}[/]: {len(fabric.hbas)} SAS HBAs, "
+        f"snapshot written to [bold]{data(result.path)}[/]: {len(fabric.hbas)} SAS HBAs, "
         f"{len(fabric.enclosures)} enclosures, {fabric.path_count} disk paths, "
         f"{len(result.inventory.problems)} parts not collected"
     )

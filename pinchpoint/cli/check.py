@@ -4,7 +4,8 @@ Declared here; the rules, statistics and renderers are imported when it runs (ev
 invocation reads this file, few need the rest).
 
 Exit status of `check`: 0 when no unmuted finding reaches `--fail-on` (default critical), 1 when
-one does, 2 on a usage or internal error (a bad config file, an unreadable snapshot).
+one does — or, with `--fail-on partial`, when the report is partial (most rules could not run) —
+and 2 on a usage or internal error (a bad config file, an unreadable snapshot).
 """
 
 from __future__ import annotations
@@ -16,7 +17,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pinchpoint.cli.console import errors, fail, output_console, progress_bar, progress_reporter
+from pinchpoint.cli.console import (
+    data,
+    errors,
+    fail,
+    located,
+    output_console,
+    progress_bar,
+    progress_reporter,
+)
 from pinchpoint.cli.options import ConfigOption, host_source, rules_config
 from pinchpoint.report import ReportFormat
 
@@ -31,6 +40,20 @@ if TYPE_CHECKING:
 class FailOn(StrEnum):
     WARNING = "warning"
     CRITICAL = "critical"
+    PARTIAL = "partial"  # the report is partial: most rules could not run
+
+
+def fails(report: Report, fail_on: list[FailOn]) -> bool:
+    """Whether `report` fails the check (exit 1): an unmuted finding at the severity given (the
+    lowest severity given; critical when none is), or a partial report with `partial` given."""
+    from pinchpoint.model.findings import ReportStatus, Severity
+
+    if FailOn.PARTIAL in fail_on and report.status is ReportStatus.PARTIAL:
+        return True
+    severities = [Severity(f.value) for f in fail_on if f is not FailOn.PARTIAL]
+    threshold = min((s.rank for s in severities), default=Severity.CRITICAL.rank)
+    worst = report.worst()
+    return worst is not None and worst.rank >= threshold
 
 
 def previous_inventory(path: Path) -> Inventory:
@@ -43,7 +66,7 @@ def previous_inventory(path: Path) -> Inventory:
         with open_source(path) as (source, kind):
             return collect_inventory(source, kind=kind)
     except (FileNotFoundError, ValueError) as err:
-        raise fail(f"--previous {path}: {err}") from None
+        raise fail(f"--previous: {located(path, str(err))}") from None
 
 
 def check_host(
@@ -73,7 +96,7 @@ def check_host(
             progress=progress_reporter(progress, task),
         )
     for note in checkup.statistics.notes:
-        errors.print(f"[yellow]statistics: {note}[/]", highlight=False)
+        errors.print(f"[yellow]statistics: {data(note)}[/]", highlight=False)
     return checkup
 
 
@@ -125,9 +148,13 @@ def check_command(
         ReportFormat, typer.Option("--format", "-f", help="How to print the report.")
     ] = ReportFormat.TABLE,
     fail_on: Annotated[
-        FailOn,
-        typer.Option("--fail-on", help="Exit 1 when an unmuted finding is this severe or worse."),
-    ] = FailOn.CRITICAL,
+        list[FailOn] | None,
+        typer.Option(
+            "--fail-on",
+            help="Exit 1 when an unmuted finding is this severe or worse (default critical); "
+            "'partial': also when most rules could not run. Repeat to give both.",
+        ),
+    ] = None,
     seconds: Annotated[
         float, typer.Option("--seconds", help="Live host: seconds between the two samples.")
     ] = 1.0,
@@ -150,7 +177,6 @@ def check_command(
     ] = None,
 ) -> None:
     """Evaluate every rule: findings by severity with entity, evidence and fix."""
-    from pinchpoint.model.findings import Severity
     from pinchpoint.rules.catalog import CATALOG
 
     if snapshot is not None and demo:
@@ -158,18 +184,14 @@ def check_command(
     if not seconds > 0:
         raise fail(f"--seconds must be above 0, not {seconds}")
     config = rules_config(config_file, CATALOG)
-    try:
-        checkup = check_host(snapshot, demo, config, seconds, CATALOG, previous)
-    except typer.Exit:
-        raise
-    except Exception as err:  # exit 2, not a traceback and not Python's 1 (= "findings")
-        raise fail(f"internal error: {type(err).__name__}: {err}") from err
+    # any other error is one line and exit 2 (not Python's 1, which means "findings"):
+    # `cli.errors.PinchpointGroup`
+    checkup = check_host(snapshot, demo, config, seconds, CATALOG, previous)
     report = checkup.report
     _write(report, form, output)
     if push_to:
         _push(push_to, checkup)
-    worst = report.worst()
-    if worst is not None and worst.rank >= Severity(fail_on.value).rank:
+    if fails(report, fail_on or [FailOn.CRITICAL]):
         raise typer.Exit(1)
 
 

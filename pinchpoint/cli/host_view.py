@@ -39,13 +39,33 @@ def _gbps(value: float | None) -> str:
     return "—" if value is None else f"{value:g}G"
 
 
+def link_words(speed_gts: float | None, width: int | None) -> str:
+    """`8 GT/s x8`; a part the collector did not find says so: `8 GT/s, width unknown`."""
+    speed = "speed unknown" if speed_gts is None else f"{speed_gts:g} GT/s"
+    if width is None:
+        return f"{speed}, width unknown"
+    return f"{speed} x{width}"
+
+
+def below_maximum(link: PcieLink) -> bool:
+    """The link runs at other than its maximum, in a part known at both ends (an unknown
+    maximum is no evidence of a slow link)."""
+
+    def differs(now: float | None, most: float | None) -> bool:
+        return now is not None and most is not None and now != most
+
+    return differs(link.current_speed_gts, link.max_speed_gts) or differs(
+        link.current_width, link.max_width
+    )
+
+
 def pcie_link_text(link: PcieLink | None) -> Text:
     """`8 GT/s x8`, with the maximum beside it when the link runs below it."""
-    if link is None or link.current_speed_gts is None:
+    if link is None or (link.current_speed_gts is None and link.current_width is None):
         return Text("—")
-    text = Text(f"{link.current_speed_gts:g} GT/s x{link.current_width}")
-    if (link.max_speed_gts, link.max_width) != (link.current_speed_gts, link.current_width):
-        text.append(f"  {WARN} of {link.max_speed_gts:g} GT/s x{link.max_width}", style="yellow")
+    text = Text(link_words(link.current_speed_gts, link.current_width))
+    if below_maximum(link):
+        text.append(f"  {WARN} of {link_words(link.max_speed_gts, link.max_width)}", style="yellow")
     return text
 
 

@@ -28,7 +28,9 @@ def collect_with_progress(source: Source, kind: SourceKind | None = None) -> Inv
 
 def _show(inventory: Inventory, as_json: bool, disks: bool) -> None:
     if as_json:
-        sys.stdout.write(inventory.model_dump_json(indent=2) + "\n")
+        from pinchpoint.text import json_printable
+
+        sys.stdout.write(json_printable(inventory.model_dump_json(indent=2)) + "\n")
     else:
         from pinchpoint.cli.inventory_view import inventory_view
 

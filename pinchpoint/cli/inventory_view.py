@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from pinchpoint.cli.host_view import host_tables
+from pinchpoint.cli.host_view import below_maximum, host_tables, link_words
 from pinchpoint.model.inventory import Inventory, SourceKind
 from pinchpoint.model.sas import Disk, Enclosure, Hba, HbaPort, Phy, SasFabric
 from pinchpoint.naming import disk_slot_name, hba_port_name, slot_name
@@ -71,10 +71,10 @@ def hba_label(hba: Hba) -> Text:
         label.append(f" fw {hba.firmware}")
     if hba.pcie and hba.pcie.current_speed_gts is not None:
         pcie = hba.pcie
-        label.append(f"  PCIe {pcie.current_speed_gts:g} GT/s x{pcie.current_width}")
-        if (pcie.max_speed_gts, pcie.max_width) != (pcie.current_speed_gts, pcie.current_width):
+        label.append(f"  PCIe {link_words(pcie.current_speed_gts, pcie.current_width)}")
+        if below_maximum(pcie):
             label.append(
-                f" (capable of {pcie.max_speed_gts:g} GT/s x{pcie.max_width})", style="yellow"
+                f" (capable of {link_words(pcie.max_speed_gts, pcie.max_width)})", style="yellow"
             )
     if hba.numa_node is not None:
         label.append(f"  NUMA {hba.numa_node}")
@@ -151,7 +151,7 @@ def fabric_tree(inventory: Inventory) -> Tree:
     if host.source is SourceKind.DEMO:
         title.append("  (DEMO: simulated host, field case 1)", style="bold magenta")
     elif host.source is SourceKind.SNAPSHOT:
-        title.append(f"  (snapshot {host.source_location})", style="cyan")
+        title.append(f"  (snapshot {host.source_location or 'unknown'})", style="cyan")
     if host.kernel:
         title.append(f"  kernel {host.kernel}", style="dim")
     title.append("\n" + fabric_summary(fabric))

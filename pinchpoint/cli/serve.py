@@ -6,14 +6,14 @@ Declared here, imported when it runs (FastAPI, SQLAlchemy and uvicorn are heavy 
 
 from __future__ import annotations
 
-import logging
 import socket
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from pinchpoint.cli.console import errors, fail
+from pinchpoint.cli.console import data, errors, fail
+from pinchpoint.cli.errors import error_message
 
 LISTEN_BACKLOG = 2048  # uvicorn's default
 
@@ -42,7 +42,11 @@ def serve_command(
     port: Annotated[int | None, typer.Option("--port", "-p", help="Port (default 9460).")] = None,
     config_file: Annotated[
         Path | None,
-        typer.Option("--config", "-c", help="pinchpoint.toml: [service] and the rules' settings."),
+        typer.Option(
+            "--config",
+            "-c",
+            help="pinchpoint.toml: \\[service] and the rules' settings.",  # help is Rich markup
+        ),
     ] = None,
     data_dir: Annotated[
         Path | None, typer.Option("--data-dir", help="Store, tokens and daily reports.")
@@ -87,6 +91,7 @@ def serve_command(
         ensure_tokens,
         load_settings,
     )
+    from pinchpoint.text import configure_logging
 
     if demo and snapshot is not None:
         raise fail("--demo and --snapshot exclude each other")
@@ -111,9 +116,7 @@ def serve_command(
         errors.print(
             f"[yellow]reads stay behind the token: {settings.listen} is not a loopback address[/]"
         )
-    logging.basicConfig(
-        level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    configure_logging(log_level)
     try:
         listener = listening_socket(settings.listen, settings.port)
     except OSError as err:
@@ -127,16 +130,16 @@ def serve_command(
         service = Service(settings)
     except OSError as err:
         listener.close()
-        raise fail(f"{settings.resolved_data_dir()}: {err.strerror or err}") from None
+        raise fail(error_message(err)) from None
     except Exception as err:
         listener.close()
-        raise fail(f"the service cannot start: {type(err).__name__}: {err}") from None
+        raise fail(f"the service cannot start: {error_message(err)}") from None
     for path in written:
-        errors.print(f"a new token was written to {path} (readable by this user only)")
+        errors.print(f"a new token was written to {data(path)} (readable by this user only)")
     port = listener.getsockname()[1]  # the port given, or the one chosen for port 0
     errors.print(
-        f"pinchpoint serving {service.target.label} on http://{settings.listen}:{port} "
-        f"(store: {service.store.dialect}, data: {settings.resolved_data_dir()}"
+        f"pinchpoint serving {data(service.target.label)} on http://{data(settings.listen)}:{port} "
+        f"(store: {service.store.dialect}, data: {data(settings.resolved_data_dir())}"
         f"{', reads open on loopback' if settings.reads_open else ''})"
     )
     app = create_app(service, first_sweep=not no_first_sweep)
@@ -147,6 +150,7 @@ def serve_command(
         log_level=log_level.lower(),
         access_log=False,
         server_header=False,
+        log_config=None,  # its loggers propagate to ours: one format, host text escaped
     )
     uvicorn.Server(config).run(sockets=[listener])
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from pinchpoint.cli.console import fail, output_console
+from pinchpoint.cli.console import data, fail, output_console
 
 
 def simulate_command(
@@ -21,6 +21,7 @@ def simulate_command(
     from pydantic import ValidationError
 
     from pinchpoint.simulator import load_spec, write_snapshot
+    from pinchpoint.simulator.spec.load import SpecError
 
     try:
         host = load_spec(spec)
@@ -29,9 +30,11 @@ def simulate_command(
         raise fail(f"no such spec file: {err.filename or spec}") from None
     except FileExistsError as err:
         raise fail(f"{err}; pass --overwrite to replace it") from None
+    except SpecError as err:  # its message names the file
+        raise fail(f"{err} — correct the spec (docs/simulator.md)") from None
     except (ValidationError, ValueError) as err:
         raise fail(f"{spec}: {err}") from None
-    output_console().print(f"simulated host written to [bold]{out}[/]")
+    output_console().print(f"simulated host written to [bold]{data(out)}[/]")
 
 
 def register(app: typer.Typer) -> None:

@@ -9,10 +9,11 @@ never as passed. `docs/report-format.md` documents the JSON form.
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from pinchpoint.model.inventory import HostInfo
 from pinchpoint.model.problems import CollectionProblem
@@ -141,6 +142,27 @@ class SkippedRule(BaseModel):
     reason: str
 
 
+class ReportStatus(StrEnum):
+    """What a report says as a whole. `partial` is never a green OK: most rules could not run
+    (a VM without SAS, a snapshot without samples), so no findings proves little."""
+
+    OK = "ok"  # the rules ran and found nothing unmuted
+    FINDINGS = "findings"  # at least one unmuted finding
+    PARTIAL = "partial"  # most rules could not run (their reasons: `Report.status_reasons`)
+
+
+def report_status(has_findings: bool, rules_evaluated: int, skipped: int) -> ReportStatus:
+    """The one rule of a report's status, for a report and a stored summary alike: `partial`
+    when more rules were skipped than ran (20 of 31 on a VM), else `findings` when an unmuted
+    finding stands, else `ok`."""
+    if skipped > rules_evaluated:
+        return ReportStatus.PARTIAL
+    return ReportStatus.FINDINGS if has_findings else ReportStatus.OK
+
+
+STATUS_REASONS = 3  # the most common reasons a partial report names
+
+
 class Report(BaseModel):
     """One evaluation of every rule against one host."""
 
@@ -156,3 +178,27 @@ class Report(BaseModel):
         """The highest severity among findings that are not muted; None when there are none."""
         active = [f.severity for f in self.findings if f.muted is None]
         return max(active, key=lambda s: s.rank) if active else None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def status(self) -> ReportStatus:
+        """ok, findings or partial (`report_status`)."""
+        has_findings = any(f.muted is None for f in self.findings)
+        return report_status(has_findings, self.rules_evaluated, len(self.skipped))
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def status_reasons(self) -> list[str]:
+        """Why a partial report is partial: `20 of 31 rules could not run`, then its commonest
+        reasons with their counts (`9 rules: no diskstats samples …`); empty otherwise."""
+        if self.status is not ReportStatus.PARTIAL:
+            return []
+        total = self.rules_evaluated + len(self.skipped)
+        reasons = Counter(skipped.reason for skipped in self.skipped)
+        lines = [f"{len(self.skipped)} of {total} rules could not run"]
+        for reason, count in reasons.most_common(STATUS_REASONS):
+            lines.append(f"{count} {'rule' if count == 1 else 'rules'}: {reason}")
+        rest = len(reasons) - STATUS_REASONS
+        if rest > 0:
+            lines.append(f"{rest} other {'reason' if rest == 1 else 'reasons'}")
+        return lines

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from pinchpoint.text import json_safe
 
 SNAPSHOT_FORMAT = "pinchpoint-snapshot"
 SNAPSHOT_VERSION = 1
@@ -23,3 +25,20 @@ class Manifest(BaseModel):
     kernel: str | None = None
     tools: dict[str, str] = Field(default_factory=dict)
     simulated: bool | None = None  # written by `pinchpoint simulate`
+
+    @model_validator(mode="before")
+    @classmethod
+    def _text_json_can_carry(cls, data: Any) -> Any:
+        """A manifest is read with `json.loads`, which lets `"\\udce9"` through as a lone
+        surrogate that no report could serialise: such characters become `\\xe9` escapes."""
+        return _json_safe(data)
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, str):
+        return json_safe(value)
+    if isinstance(value, dict):
+        return {_json_safe(key): _json_safe(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(item) for item in value]
+    return value

@@ -31,4 +31,5 @@ def report_html(report: Report) -> str:
         groups=list(by_severity(report)),
         muted=muted(report),
         worst=report.worst(),
+        partial=report.status_reasons,
     )

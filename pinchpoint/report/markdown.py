@@ -4,7 +4,15 @@ fix, then muted findings, skipped rules and collectors that failed."""
 from __future__ import annotations
 
 from pinchpoint.model.findings import Finding, Report
-from pinchpoint.report.words import by_severity, fact_text, host_name, mute_text, muted, status_line
+from pinchpoint.report.words import (
+    by_severity,
+    fact_text,
+    host_name,
+    mute_text,
+    muted,
+    status_line,
+    verdict,
+)
 
 
 def _cell(text: str) -> str:
@@ -39,8 +47,9 @@ def report_markdown(report: Report) -> str:
         f"Generated {report.generated_at:%Y-%m-%d %H:%M:%S %Z}. {status_line(report)}.",
         "",
     ]
-    if not any(f.muted is None for f in report.findings):
-        lines += ["**OK: no findings.**", ""]
+    said = verdict(report)
+    if said is not None:
+        lines += [f"**{said}.**", ""]
     for _severity, findings in by_severity(report):
         for finding in findings:
             lines += _finding(finding)

@@ -9,8 +9,16 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from pinchpoint.model.findings import Finding, Report, Severity
-from pinchpoint.report.words import by_severity, fact_text, host_name, mute_text, muted, status_line
+from pinchpoint.model.findings import Finding, Report, ReportStatus, Severity
+from pinchpoint.report.words import (
+    by_severity,
+    fact_text,
+    host_name,
+    mute_text,
+    muted,
+    status_line,
+    verdict,
+)
 
 STYLE = {Severity.CRITICAL: "bold red", Severity.WARNING: "bold yellow", Severity.INFO: "cyan"}
 PLAIN_WIDTH = 120
@@ -50,8 +58,10 @@ def report_view(report: Report) -> Group:
     title.append(f"   {report.generated_at:%Y-%m-%d %H:%M:%S %Z}", style="dim")
     parts.append(title)
     parts.append(Text(status_line(report)))
-    if not any(f.muted is None for f in report.findings):
-        parts.append(Text("OK: no findings", style="bold green"))
+    said = verdict(report)
+    if said is not None:
+        partial = report.status is ReportStatus.PARTIAL
+        parts.append(Text(said, style="bold yellow" if partial else "bold green"))
     for severity, findings in by_severity(report):
         parts.append(Text(f"\n{severity.value.upper()} ({len(findings)})", style=STYLE[severity]))
         parts.extend(_finding(f, STYLE[severity]) for f in findings)

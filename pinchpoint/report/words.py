@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pinchpoint.model.findings import Fact, Finding, Mute, Report, Severity
+from pinchpoint.model.findings import Fact, Finding, Mute, Report, ReportStatus, Severity
 from pinchpoint.report.summary import findings_summary
 
 SEVERITY_ORDER = (Severity.CRITICAL, Severity.WARNING, Severity.INFO)
@@ -59,6 +59,19 @@ def status_line(report: Report) -> str:
         f"{counts}; {summary.muted} muted; {report.rules_evaluated} rules run, "
         f"{len(report.skipped)} skipped"
     )
+
+
+def verdict(report: Report) -> str | None:
+    """The report's word when no finding speaks for it: `PARTIAL: 26 of 37 rules could not run
+    (12 rules: no SAS HBA on this host; …)` or `OK: no findings`; None when findings stand and
+    every rule that could run ran."""
+    if report.status is ReportStatus.PARTIAL:
+        head, *reasons = report.status_reasons
+        why = f" ({'; '.join(reasons)})" if reasons else ""
+        return f"PARTIAL: {head}{why}"
+    if report.status is ReportStatus.OK:
+        return "OK: no findings"
+    return None
 
 
 def host_name(report: Report) -> str:

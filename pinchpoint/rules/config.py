@@ -193,8 +193,10 @@ def load_config(path: Path | None, catalog: Iterable[Rule]) -> Config:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise ConfigError(f"{path}: cannot be read: {err}") from None
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot be read: {(err.strerror or str(err)).lower()}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: cannot be read: not a text file (not UTF-8)") from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML: {err}") from None
     return parse_config(data, catalog, str(path))

@@ -226,8 +226,15 @@ def load_settings(config_file: Path | None, **overrides: Any) -> ServiceSettings
             data = tomllib.loads(config_file.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise SettingsError(f"{config_file}: no such config file") from None
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
-            raise SettingsError(f"{config_file}: cannot be used: {err}") from None
+        except OSError as err:
+            why = (err.strerror or str(err)).lower()
+            raise SettingsError(f"{config_file}: cannot be read: {why}") from None
+        except UnicodeDecodeError:
+            raise SettingsError(
+                f"{config_file}: cannot be used: not a text file (not UTF-8)"
+            ) from None
+        except tomllib.TOMLDecodeError as err:
+            raise SettingsError(f"{config_file}: cannot be used: not valid TOML: {err}") from None
         table = _service_table(data, where)
         table["config_file"] = config_file
     environment = {

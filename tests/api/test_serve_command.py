@@ -151,7 +151,9 @@ def test_a_second_serve_on_a_taken_port_stops_before_touching_the_store(tmp_path
         )
         assert second.returncode == 2, second.stderr
         (line,) = second.stderr.strip().splitlines()
-        assert line.startswith(f"error: cannot listen on 127.0.0.1:{port}: Address already in use")
+        assert line.startswith(
+            f"pinchpoint: error: cannot listen on 127.0.0.1:{port}: Address already in use"
+        )
         assert line.endswith("choose another --port")
         time.sleep(1.0)  # a sweep the second one had started would have been stored by now
         assert httpx.get(f"{url}/v1/reports", timeout=5).json()["total"] == 1

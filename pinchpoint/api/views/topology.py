@@ -306,6 +306,8 @@ def _pcie_text(hba: Hba) -> str | None:
     link = hba.pcie
     if link is None or link.current_width is None:
         return None
+    if link.current_speed_gts is None:
+        return f"x{link.current_width}, speed unknown"
     now = f"x{link.current_width} at {link.current_speed_gts:g} GT/s"
     if link.max_width is None or link.max_speed_gts is None:
         return now

@@ -14,6 +14,7 @@ from pinchpoint.checks.source.commands import Command, CommandResult
 from pinchpoint.model.inventory import SourceKind
 from pinchpoint.model.problems import CollectionProblem, ProblemKind
 from pinchpoint.model.snapshot import Manifest
+from pinchpoint.text import host_name_text, host_text
 
 DEFAULT_MAX_WORKERS = 8
 READ_CHUNK = 65536
@@ -77,19 +78,21 @@ class Source(ABC):
             os.close(fd)
 
     def read_text(self, path: str) -> str:
-        """The whole file as text; undecodable bytes are replaced, never fatal."""
-        return self.read_bytes(path).decode("utf-8", errors="replace")
+        """The whole file as text; bytes that are not UTF-8 are kept as `\\xNN` escapes, never
+        fatal (`pinchpoint.text.host_text`, the one decoding of host bytes)."""
+        return host_text(self.read_bytes(path))
 
     def list_dir(self, path: str) -> list[str]:
-        """Entry names, sorted."""
+        """Entry names, sorted; a name that is not UTF-8 is listed with `\\xNN` escapes (as
+        text that JSON can carry: reading below it then reports it missing)."""
         try:
-            return sorted(os.listdir(self._real(path)))
+            return sorted(host_name_text(name) for name in os.listdir(self._real(path)))
         except OSError as err:
             raise _error_from_os(path, err) from None
 
     def read_link(self, path: str) -> str:
         try:
-            return os.readlink(self._real(path))
+            return host_name_text(os.readlink(self._real(path)))
         except OSError as err:
             raise _error_from_os(path, err) from None
 

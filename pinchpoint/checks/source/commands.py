@@ -16,6 +16,7 @@ from enum import StrEnum
 from pinchpoint.checks.source.budget import ToolBudget
 from pinchpoint.checks.source.processes import Finished, Stop, run_in_own_group
 from pinchpoint.model.problems import ProblemKind
+from pinchpoint.text import host_text
 
 DEFAULT_TIMEOUT_S = 20.0
 # Output kept of one run: the largest real outputs (`multipath -ll` of 2,000 paths, a 102-bay
@@ -163,7 +164,7 @@ def run_command(command: Command, budget: ToolBudget | None = None) -> CommandRe
         result = _stopped(command, done, budget)
         result.duration_s = elapsed
         return result
-    stdout = done.stdout.decode("utf-8", errors="replace")
-    stderr = done.stderr.decode("utf-8", errors="replace")
+    stdout = host_text(done.stdout)
+    stderr = host_text(done.stderr)
     status = CommandStatus.OK if done.returncode == 0 else CommandStatus.FAILED
     return CommandResult(command, status, stdout, stderr, done.returncode, elapsed)

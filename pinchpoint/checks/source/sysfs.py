@@ -12,6 +12,7 @@ from collections import Counter
 
 from pinchpoint.checks.source import Source, SourceError
 from pinchpoint.model.problems import CollectionProblem, ProblemKind
+from pinchpoint.text import host_text
 
 MAX_PROBLEMS_PER_KIND = 10
 
@@ -70,7 +71,7 @@ class SysfsReader:
     def text(self, path: str) -> str | None:
         """The attribute stripped of surrounding white space; None when absent or unreadable."""
         try:
-            return self.source.read_bytes(path).decode("utf-8", errors="replace").strip()
+            return host_text(self.source.read_bytes(path)).strip()
         except SourceError as err:
             if err.kind is ProblemKind.MISSING and self.source.is_link(path):
                 self.log.add(self.part, path, ProblemKind.UNREADABLE, "dangling symlink")

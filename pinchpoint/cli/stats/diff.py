@@ -18,7 +18,7 @@ from rich.text import Text
 from pinchpoint.checks.collect.diskstats import LiveSampler, read_sample_series
 from pinchpoint.checks.parse.diskstats import DISKSTATS
 from pinchpoint.checks.source import open_snapshot
-from pinchpoint.cli.console import fail, output_console
+from pinchpoint.cli.console import fail, located, output_console
 from pinchpoint.model.problems import ProblemKind
 from pinchpoint.model.stats import DeviceFigures, DiskstatsSample, IntervalFigures
 from pinchpoint.stats.iostat import (
@@ -62,7 +62,7 @@ def _failing_cleanly(path: Path) -> Iterator[None]:
     try:
         yield
     except (FileNotFoundError, ValueError) as err:
-        raise fail(f"{path}: {err}") from None
+        raise fail(located(path, str(err))) from None
 
 
 def _samples(path: Path) -> list[DiskstatsSample]:

@@ -14,6 +14,7 @@ from pinchpoint.checks.parse.importers import StatsImportError
 from pinchpoint.cli.console import fail, output_console
 from pinchpoint.model.histogram import LatencyHistogram
 from pinchpoint.model.stats import EntityStats, ImportedStats, ImportKind, Metric
+from pinchpoint.text import json_printable
 
 __all__ = []
 
@@ -102,6 +103,6 @@ def import_report(
     except StatsImportError as error:
         raise fail(str(error)) from None
     if as_json:
-        sys.stdout.write(imported.model_dump_json(indent=2) + "\n")
+        sys.stdout.write(json_printable(imported.model_dump_json(indent=2)) + "\n")
     else:
         output_console().print(summary_view(imported))

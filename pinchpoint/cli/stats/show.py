@@ -26,6 +26,7 @@ from pinchpoint.model.stats import ImportKind
 from pinchpoint.stats.aggregate import breakdown
 from pinchpoint.stats.gather import gather_statistics, imported_files
 from pinchpoint.stats.links import LINK_LEVELS
+from pinchpoint.text import json_printable
 
 __all__ = ["parse_duration_s"]
 
@@ -245,7 +246,7 @@ def show_report(
     )
     result.notes = gathered.notes + result.notes
     if as_json:
-        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
+        sys.stdout.write(json_printable(result.model_dump_json(indent=2)) + "\n")
         return
     if gathered.empty:
         errors.print("[yellow]no statistics found[/]")

@@ -10,9 +10,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Generic, Literal, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
-from pinchpoint.model.findings import EntityRef, Finding, Report, Severity
+from pinchpoint.model.findings import (
+    EntityRef,
+    Finding,
+    Report,
+    ReportStatus,
+    Severity,
+    report_status,
+)
 from pinchpoint.model.inventory import HostInfo
 from pinchpoint.report.summary import SeverityCounts
 from pinchpoint.service.events import FindingTransition
@@ -60,6 +67,12 @@ class ReportSummary(BaseModel):
     skipped: int = 0  # rules that did not run
     collection_problems: int  # collectors that failed
     has_inventory: bool = False
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def status(self) -> ReportStatus:
+        """ok, findings or partial, by the report's own rule (`model.findings.report_status`)."""
+        return report_status(self.findings.total() > 0, self.rules_evaluated, self.skipped)
 
 
 class SavedReport(BaseModel):

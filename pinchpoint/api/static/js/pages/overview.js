@@ -21,7 +21,9 @@ export async function render(root) {
     slot(root, "host"),
     `${host} · `,
     ready.ready ? badge("ok", "ready") : badge("warning", `not ready: ${(ready.reasons || []).join("; ")}`),
+    latest?.status === "partial" ? [" · ", badge("warning", "partial")] : null,
   );
+  drawCoverage(slot(root, "coverage"), latest);
   drawCounts(slot(root, "counts"), open.items, pending.total, muted.total);
   drawSweep(slot(root, "sweep"), ready, history.items[0], latest);
   drawCollection(slot(root, "collection"), latest);
@@ -54,6 +56,27 @@ function drawCounts(element, findings, pendingTotal, mutedTotal) {
       { class: "card muted", href: "/findings?state=muted" },
       h("div", { class: "n" }, number(mutedTotal)),
       h("div", { class: "label" }, badge("muted", "muted")),
+    ),
+  );
+}
+
+// A report where most rules could not run is partial: said with the count and the reasons,
+// never left to look like a green "no findings".
+function drawCoverage(element, latest) {
+  if (latest?.status !== "partial") {
+    fill(element);
+    return;
+  }
+  const [head, ...reasons] = latest.status_reasons || [];
+  fill(
+    element,
+    h(
+      "div",
+      { class: "callout warning", dataset: { status: "partial" } },
+      badge("warning", "partial"),
+      " ",
+      h("strong", {}, head || "most rules could not run"),
+      reasons.length ? h("ul", { class: "plain" }, reasons.map((reason) => h("li", {}, reason))) : null,
     ),
   );
 }

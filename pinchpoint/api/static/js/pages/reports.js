@@ -50,7 +50,13 @@ function drawHistory(element, items, chosen) {
         { label: "Host", value: (r) => r.host },
         { label: "Origin", value: (r) => r.origin },
         { label: "Took", num: true, value: (r) => (r.duration_s != null ? `${number(r.duration_s, 1)} s` : "–") },
-        { label: "Worst", value: (r) => (r.worst ? badge(r.worst) : badge("ok", "clean")) },
+        {
+          label: "Worst",
+          value: (r) => [
+            r.worst ? badge(r.worst) : r.status === "partial" ? null : badge("ok", "clean"),
+            r.status === "partial" ? [" ", badge("warning", "partial")] : null,
+          ],
+        },
         { label: "crit", num: true, value: (r) => number(r.findings.critical) },
         { label: "warn", num: true, value: (r) => number(r.findings.warning) },
         { label: "info", num: true, value: (r) => number(r.findings.info) },

@@ -1,0 +1,88 @@
+"""Every error of the `pinchpoint` command as one line on stderr and exit 2:
+`pinchpoint: error: <what> (<where>) — <what to do>`, never a traceback.
+
+The command group (`PinchpointGroup`, the app's `cls`) runs each command under `explain`: errors
+of known kinds say what went wrong where and what to do; anything else is one line saying it is
+unexpected and how to see the traceback (`PINCHPOINT_DEBUG=1`, which lets the exception through).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from typing import Any
+
+import typer
+from typer.core import TyperGroup
+from typer.exceptions import TyperException
+
+from pinchpoint.cli.console import fail
+
+DEBUG_VARIABLE = "PINCHPOINT_DEBUG"
+
+# What to do about an OS error, by its errno.
+_OS_ADVICE = {
+    errno.ENOENT: "check the path",
+    errno.ENOTDIR: "a part of the path is a file, not a directory: check the path",
+    errno.EISDIR: "give a file, not a directory",
+    errno.EEXIST: "choose a new path",
+    errno.EACCES: "run as a user allowed to use it (root for a host's /sys and tools)",
+    errno.EPERM: "run as a user allowed to use it (root for a host's /sys and tools)",
+    errno.EROFS: "choose a path on a writable filesystem",
+    errno.ENOSPC: "free some space or choose another filesystem",
+    errno.ENAMETOOLONG: "choose a shorter path",
+    errno.ELOOP: "the path loops through symbolic links: check it",
+}
+
+
+def _os_error_line(err: OSError) -> str:
+    what = (err.strerror or type(err).__name__).lower()
+    where = err.filename if err.filename is not None else None
+    advice = _OS_ADVICE.get(err.errno or 0, "check the path and its permissions")
+    if where is None:
+        return f"{what} — {advice}"
+    return f"{what} ({os.fsdecode(where)}) — {advice}"
+
+
+def error_message(err: BaseException) -> str:
+    """The one line saying what went wrong, where, and what to do about it."""
+    from pinchpoint.checks.source.base import SourceError
+
+    if isinstance(err, SourceError):
+        return f"{err.reason} ({err.path}) — check the path, or run as root on a live host"
+    if isinstance(err, OSError):
+        return _os_error_line(err)
+    if isinstance(err, UnicodeError):
+        return f"a file is not text ({err}) — give the file the command expects"
+    if isinstance(err, ValueError) and type(err).__module__.startswith("pinchpoint."):
+        # the project's errors about what it was given (a config, settings, spec, statistics
+        # file, an archive): their message already names the file and the key
+        return f"{err} — correct it and run again"
+    if isinstance(err, KeyboardInterrupt):
+        return "interrupted"
+    what = str(err) or type(err).__name__
+    return (
+        f"unexpected failure: {what} — this is a bug: run again with {DEBUG_VARIABLE}=1 "
+        "for the traceback and report it"
+    )
+
+
+class PinchpointGroup(TyperGroup):
+    """The `pinchpoint` command group: a command's error is one line and exit 2."""
+
+    def invoke(self, ctx: Any) -> Any:  # typer's vendored click.Context
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, typer.Abort, TyperException):
+            raise  # exits a command chose, usage errors (click's), Ctrl-C at a prompt
+        except Exception as err:
+            if os.environ.get(DEBUG_VARIABLE, "") not in ("", "0"):
+                raise
+            raise fail(error_message(err)) from None
+        except KeyboardInterrupt:
+            raise fail(error_message(KeyboardInterrupt()), code=130) from None
+
+
+def exit_for(err: BaseException) -> typer.Exit:
+    """For commands that catch an error themselves: print its one line, return exit 2."""
+    return fail(error_message(err))

@@ -1,0 +1,109 @@
+"""`pinchpoint.text`: text from hosts made safe to print, log and serialise."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pinchpoint.text import (
+    PrintableFormatter,
+    configure_logging,
+    host_name_text,
+    host_text,
+    json_printable,
+    json_safe,
+    printable,
+)
+
+EVIL_HOST = "evil\x1b[2J\x1b]0;pwn\x07"
+
+
+def test_escape_sequences_become_visible_text() -> None:
+    assert printable(EVIL_HOST) == "evil\\x1b[2J\\x1b]0;pwn\\x07"
+
+
+def test_c1_del_bidi_and_newlines_are_escaped() -> None:
+    assert printable("a\x9bb\x7fc\u202ed\u2066e") == "a\\x9bb\\x7fc\\u202ed\\u2066e"
+    assert printable("one\ntwo\tthree") == "one\\x0atwo\\x09three"
+    assert printable("one\ntwo\tthree", lines=True) == "one\ntwo\tthree"
+
+
+def test_ordinary_text_is_kept() -> None:
+    text = "HGST H4060-J — 4×12G µs ≥ 500 ms [bold]"
+    assert printable(text) == text
+
+
+@given(st.text())
+def test_no_control_character_survives(text: str) -> None:
+    shown = printable(text)
+    assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in shown)
+    assert printable(shown) == shown  # escaping twice changes nothing
+    shown.encode("utf-8")  # no lone surrogate either
+
+
+def test_bytes_that_are_not_utf8_are_kept_as_escapes() -> None:
+    assert host_text(b"S\xe9agate\xff") == "S\\xe9agate\\xff"
+    assert host_text("Sé".encode()) == "Sé"
+
+
+@given(st.binary())
+def test_any_bytes_decode_to_text_json_can_carry(raw: bytes) -> None:
+    text = host_text(raw)
+    assert json.loads(json.dumps(text, ensure_ascii=False)) == text
+    text.encode("utf-8")
+
+
+def test_os_names_with_undecodable_bytes_decode_like_bytes() -> None:
+    name = b"eth\xe9\xff".decode("utf-8", errors="surrogateescape")  # as os.listdir gives it
+    assert host_name_text(name) == "eth\\xe9\\xff"
+    assert json_safe(name) == "eth\\xe9\\xff"
+    assert host_name_text("eno1") == "eno1"
+
+
+def test_log_records_are_one_escaped_line() -> None:
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(PrintableFormatter("%(levelname)s %(message)s"))
+    log = logging.getLogger("pinchpoint.test_text")
+    log.addHandler(handler)
+    log.propagate = False
+    try:
+        log.warning("daily report of %s written", EVIL_HOST + "\nFAKE forged line")
+        try:
+            raise ValueError(EVIL_HOST)
+        except ValueError:
+            log.exception("sweep failed")
+    finally:
+        log.removeHandler(handler)
+    out = stream.getvalue()
+    assert "\x1b" not in out and "\x07" not in out
+    assert "\nFAKE" not in out
+    assert "WARNING daily report of evil\\x1b[2J" in out
+    assert "ValueError: evil\\x1b[2J" in out
+
+
+def test_the_service_logging_escapes_every_record() -> None:
+    root = logging.getLogger()
+    before = list(root.handlers)
+    for handler in before:
+        root.removeHandler(handler)
+    try:
+        configure_logging("info")
+        assert root.handlers
+        assert all(isinstance(h.formatter, PrintableFormatter) for h in root.handlers)
+    finally:
+        for handler in list(root.handlers):
+            root.removeHandler(handler)
+        for handler in before:
+            root.addHandler(handler)
+
+
+def test_json_printable_escapes_what_a_terminal_obeys_and_keeps_the_data() -> None:
+    document = json.dumps({"vendor": "HGST\x9b2J\u202eevil\x7f"}, ensure_ascii=False)
+    shown = json_printable(document)
+    assert not any(c in shown for c in "\x9b\u202e\x7f")
+    assert json.loads(shown) == json.loads(document)

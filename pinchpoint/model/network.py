@@ -164,6 +164,9 @@ class EthtoolStatistics(BaseModel):
     warnings: list[str] = Field(default_factory=list)  # lines the parser could not use
 
 
+DRIVER_COUNTER_PREFIX = "ethtool:"  # `NicCounters.values()` names a driver's counter so
+
+
 class NicCounters(BaseModel):
     """An interface's counters since boot (or since the driver was loaded), read each sweep;
     `net.link.errors` compares two sweeps. None or absent: not read (see `not_collected`).
@@ -190,7 +193,7 @@ class NicCounters(BaseModel):
             "carrier_up_count": self.carrier_up_count,
             "carrier_down_count": self.carrier_down_count,
         }
-        found |= {f"ethtool:{name}": value for name, value in self.driver.items()}
+        found |= {f"{DRIVER_COUNTER_PREFIX}{n}": value for n, value in self.driver.items()}
         return found
 
 

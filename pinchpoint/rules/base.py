@@ -42,6 +42,8 @@ class Input(StrEnum):
     LATENCY_SERIES = "latency_series"
     PREVIOUS = "previous"  # the inventory of the sweep before (for counters that rise)
     FLEET = "fleet"  # the newest inventory of every host a central service holds
+    # NIC error counters (`Nic.counters`) in this sweep and, when there is one, the one before
+    NIC_COUNTERS = "nic_counters"
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,8 @@ class RuleContext:
             Input.LATENCY_SERIES: self._has_latency_series(),
             Input.PREVIOUS: self.previous is not None,
             Input.FLEET: bool(self.hosts),
+            Input.NIC_COUNTERS: _has_nic_counters(inventory)
+            and (self.previous is None or _has_nic_counters(self.previous)),
         }[needed]
         if present:
             return None
@@ -131,6 +135,10 @@ class RuleContext:
             for point in entity.points
             for metric in point.values
         )
+
+
+def _has_nic_counters(inventory: Inventory) -> bool:
+    return any(nic.counters is not None for nic in inventory.network.nics)
 
 
 # The metrics that make an imported series a latency series.
@@ -155,6 +163,10 @@ _ABSENT = {
     Input.PREVIOUS: "no earlier sweep of this host to compare with",
     Input.FLEET: (
         "runs on a central service across hosts (GET /v1/fleet/findings), not on one host"
+    ),
+    Input.NIC_COUNTERS: (
+        "no NIC error counters in this sweep or the one before (a snapshot taken before "
+        "pinchpoint read /sys/class/net/IF/statistics, carrier_changes and ethtool -S has none)"
     ),
 }
 

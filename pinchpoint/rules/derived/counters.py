@@ -4,7 +4,10 @@ interval and the rate. Which counters rose and which were reset is `stats.counte
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from pinchpoint.model.findings import Fact
+from pinchpoint.model.network import DRIVER_COUNTER_PREFIX
 from pinchpoint.rules.base import RuleContext
 from pinchpoint.stats.counters import CounterChanges
 
@@ -24,8 +27,14 @@ def sweep_interval_s(context: RuleContext) -> float | None:
     return seconds if seconds > 0 else None
 
 
+DRIVER_PREFIX = DRIVER_COUNTER_PREFIX  # a driver's own counter (`ethtool -S`), beside the kernel's
+
+
 def counter_label(name: str) -> str:
-    """`rx_crc_errors` -> `rx crc errors`; `port.rx_crc_errors` -> `port.rx crc errors`."""
+    """`rx_crc_errors` -> `rx crc errors`; `ethtool:port.rx_crc_errors` -> `port.rx crc errors
+    (ethtool -S)`."""
+    if name.startswith(DRIVER_PREFIX):
+        return f"{counter_label(name.removeprefix(DRIVER_PREFIX))} (ethtool -S)"
     return name.replace("_", " ")
 
 
@@ -55,20 +64,26 @@ def rise_words(changes: CounterChanges, seconds: float | None) -> str:
     return ", ".join(parts)
 
 
-def rise_facts(changes: CounterChanges, seconds: float | None, unit: str) -> list[Fact]:
-    """Per rising counter its rise (named as the counter), value before and after and rate per
-    hour; then the interval, and the counters that were reset (not judged) if any."""
+def rise_facts(
+    changes: CounterChanges,
+    seconds: float | None,
+    unit: str,
+    units: Mapping[str, str] | None = None,
+) -> list[Fact]:
+    """Per rising counter its rise (named as the counter, in `unit` or the counter's own from
+    `units`), its values before → now and its rate per hour; then the interval, and the
+    counters that were reset (not judged) if any."""
     facts: list[Fact] = []
     for rise in changes.rises:
         label = counter_label(rise.name)
+        own = (units or {}).get(rise.name, unit)
         facts += [
-            Fact(name=label, value=rise.delta, unit=unit),
-            Fact(name=f"{label} before", value=rise.before, unit=unit),
-            Fact(name=f"{label} now", value=rise.after, unit=unit),
+            Fact(name=label, value=rise.delta, unit=own),
+            Fact(name=f"{label} before → now", value=f"{rise.before} → {rise.after}"),
         ]
         rate = per_hour(rise.delta, seconds)
         if rate is not None:
-            facts.append(Fact(name=f"{label} rate", value=rate, unit=f"{unit}/h"))
+            facts.append(Fact(name=f"{label} per hour", value=rate, unit=f"{own}/h"))
     facts.append(Fact(name="interval between sweeps", value=seconds, unit="s"))
     if changes.resets:
         facts.append(

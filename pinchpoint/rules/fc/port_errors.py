@@ -68,8 +68,8 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                 Evidence(
                     summary=f"{ref.name}: {rise_words(changes, seconds)} "
                     + interval_words(seconds),
-                    facts=rise_facts(changes, seconds, "errors")
-                    + [
+                    facts=[
+                        *rise_facts(changes, seconds, "errors"),
                         Fact(name="port state", value=port.port_state),
                         Fact(name="speed", value=port.speed_gbps, unit="Gbit/s"),
                         Fact(

@@ -88,8 +88,8 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                 Evidence(
                     summary=f"{ref.name}: {rise_words(changes, seconds)} "
                     + interval_words(seconds),
-                    facts=rise_facts(changes, seconds, "errors", {CARRIER_COUNTER: "changes"})
-                    + [
+                    facts=[
+                        *rise_facts(changes, seconds, "errors", {CARRIER_COUNTER: "changes"}),
                         Fact(name="running speed", value=nic.speed_mbps, unit="Mb/s"),
                         Fact(
                             name="minimum rise",

@@ -41,8 +41,10 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                 Evidence(
                     summary=f"{ref.name}: {rise_words(changes, seconds)} "
                     + interval_words(seconds),
-                    facts=rise_facts(changes, seconds, "errors")
-                    + [Fact(name="minimum rise", value=minimum, unit="errors")],
+                    facts=[
+                        *rise_facts(changes, seconds, "errors"),
+                        Fact(name="minimum rise", value=minimum, unit="errors"),
+                    ],
                 )
             ],
         )

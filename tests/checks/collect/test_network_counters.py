@@ -120,8 +120,10 @@ def test_binary_ethtool_statistics_are_refused(e1000e: Path) -> None:
     assert counters is not None and counters.driver == {}
     assert counters.statistics["rx_packets"] == 0  # sysfs stands
     assert [(p.kind, p.subject) for p in problems] == [(ProblemKind.GARBLED, "ethtool -S eth0")]
-    assert network.nics[0].not_collected["driver_counters"].startswith(
-        "output not understood: ethtool -S output: expected 'NIC statistics:'"
+    assert (
+        network.nics[0]
+        .not_collected["driver_counters"]
+        .startswith("output not understood: ethtool -S output: expected 'NIC statistics:'")
     )
 
 

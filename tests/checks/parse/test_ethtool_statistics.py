@@ -32,7 +32,9 @@ def test_e1000e_statistics_every_counter_by_its_driver_name() -> None:
 def test_an_excerpt_without_the_header_is_read() -> None:
     """Three lines of a robot's EtherCAT NIC pasted into an issue: rx_errors is the sum of the
     CRC and frame errors."""
-    name = "jsk_robot_issue1671__ethtool_-S_ecat0_rx_errors_rx_crc_errors_rx_frame_errors_excerpt.txt"
+    name = (
+        "jsk_robot_issue1671__ethtool_-S_ecat0_rx_errors_rx_crc_errors_rx_frame_errors_excerpt.txt"
+    )
     found = parse_ethtool_statistics(text(name))
     assert found.counters == {
         "rx_errors": 460752,

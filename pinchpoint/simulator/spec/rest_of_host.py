@@ -22,14 +22,15 @@ def _mac(value: str | None) -> str | None:
 
 
 MacAddress = Annotated[str | None, AfterValidator(_mac)]
-_COUNTER_NAME = re.compile(r"^[A-Za-z0-9_.]+$")
+# A file name in sysfs or a word in `ethtool -S`: never a path (`..`) or white space.
+_COUNTER_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.]*$")
 
 
 def _counters(value: dict[str, int]) -> dict[str, int]:
     """Counter names as sysfs or ethtool spell them, values never negative."""
     for name, count in value.items():
         if not _COUNTER_NAME.match(name):
-            raise ValueError(f"{name!r} is not a counter name (letters, digits, _ and .)")
+            raise ValueError(f"{name!r} is not a counter name (a letter, then letters, digits, _ and .)")
         if count < 0:
             raise ValueError(f"{name}: a counter is never negative, not {count}")
     return value

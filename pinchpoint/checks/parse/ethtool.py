@@ -56,6 +56,10 @@ _STATISTICS_HEADER = re.compile(r"^\s*NIC statistics:\s*$")
 # "     rx_crc_errors: 230412", "     port.rx_dropped: 12028", "     duplicate metric: 1":
 # indented, as ethtool prints every counter (an unindented line is something else)
 _COUNTER = re.compile(r"^\s+(\S[^:]*?)\s*:\s*(\S.*?)\s*$")
+# The characters drivers use in counter names (`rx_queue_0_packets`, `port.rx_dropped`,
+# `tx-0.packets`, `rx_pri[3]`, `duplicate metric`); a name with others (control characters,
+# escape sequences) is hostile or garbled and is left out.
+_COUNTER_NAME = re.compile(r"^[A-Za-z0-9_.\-\[\]()/# ]+$")
 # What `ethtool -S` prints for an interface whose driver keeps no statistics (lo, bonds).
 _NO_STATISTICS = re.compile(r"^no stats available", re.IGNORECASE)
 
@@ -294,7 +298,9 @@ def parse_ethtool_statistics(text: str) -> EthtoolStatistics:
             _warn_statistics(found, f"line {line.strip()[:60]!r} not understood")
             continue
         name, value = match.group(1), match.group(2)
-        if not value.isdigit():
+        if not _COUNTER_NAME.match(name):
+            _warn_statistics(found, f"counter name {name[:40]!r} is not a driver's: left out")
+        elif not value.isdigit():
             _warn_statistics(found, f"{name}: {value[:40]!r} is not a count")
         elif name in found.counters:
             _warn_statistics(found, f"{name} printed twice: the first value is kept")

@@ -65,6 +65,15 @@ def test_a_name_printed_twice_and_a_value_that_is_no_count_are_warnings() -> Non
     ]
 
 
+def test_a_counter_name_with_control_characters_is_left_out() -> None:
+    """Names reach terminals and reports: an escape sequence in one is hostile, not a name."""
+    found = parse_ethtool_statistics(
+        "NIC statistics:\n     rx_crc_errors\x1b[2J: 7\n     rx_pri[3]_packets: 2\n"
+    )
+    assert found.counters == {"rx_pri[3]_packets": 2}
+    assert found.warnings == ["counter name 'rx_crc_errors\\x1b[2J' is not a driver's: left out"]
+
+
 def test_no_stats_available_is_ethtools_own_failure() -> None:
     """What ethtool 6.1 prints (exit status 94) for `lo` and for bonds."""
     with pytest.raises(EthtoolNoDataError) as caught:

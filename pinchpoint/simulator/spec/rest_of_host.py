@@ -30,7 +30,9 @@ def _counters(value: dict[str, int]) -> dict[str, int]:
     """Counter names as sysfs or ethtool spell them, values never negative."""
     for name, count in value.items():
         if not _COUNTER_NAME.match(name):
-            raise ValueError(f"{name!r} is not a counter name (a letter, then letters, digits, _ and .)")
+            raise ValueError(
+                f"{name!r} is not a counter name (a letter, then letters, digits, _ and .)"
+            )
         if count < 0:
             raise ValueError(f"{name}: a counter is never negative, not {count}")
     return value

@@ -321,6 +321,8 @@ def _read_ethtool(source: Source, log: ProblemLog, nics: list[Nic]) -> None:
 # --- error counters ---------------------------------------------------------------------------
 
 _CARRIER_COUNTS = ("carrier_changes", "carrier_up_count", "carrier_down_count")
+# What `ethtool -S` prints (exit status 94) for a driver that keeps no statistics of its own.
+_NO_STATISTICS = re.compile(r"^no stats available", re.IGNORECASE)
 
 
 def _read_counters(read: SysfsReader, name: str) -> NicCounters | None:
@@ -343,8 +345,13 @@ def _apply_statistics(log: ProblemLog, nic: Nic, result: CommandResult) -> None:
     ran it) leaves `counters.driver` empty and says nothing: the rule that compares counters
     says what it lacks."""
     if not result.ok:
-        if result.status is not CommandStatus.NOT_COLLECTED:
-            _command_failed(log, nic, result, ["driver_counters"])
+        if result.status is CommandStatus.NOT_COLLECTED:
+            return
+        if result.status is CommandStatus.FAILED and _NO_STATISTICS.match(result.stdout.strip()):
+            # ethtool's "no stats available" (status 94): the driver keeps none, a fact of it
+            nic.not_collected["driver_counters"] = f"{_driver_words(nic)} keeps no statistics"
+            return
+        _command_failed(log, nic, result, ["driver_counters"])
         return
     try:
         found = parse_ethtool_statistics(result.stdout)

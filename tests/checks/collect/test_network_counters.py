@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from fixture_paths import FIXTURES
+from tool_stubs import fake_tool_dir
 
 from pinchpoint.checks.collect.network import collect_network
 from pinchpoint.checks.source import LiveSource, SnapshotSource, Source
@@ -111,6 +112,25 @@ def test_truncated_ethtool_statistics_keep_what_was_read(e1000e: Path) -> None:
     assert [(p.kind, p.subject, p.reason) for p in problems] == [
         (ProblemKind.GARBLED, "ethtool -S eth0", "line 'rx_pack' not understood")
     ]
+
+
+def test_a_driver_without_statistics_is_said_on_the_nic_not_a_problem(
+    e1000e: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What ethtool 6.1 does for a driver that keeps none: "no stats available", status 94."""
+    settings = (e1000e / "commands/ethtool/eth0.txt").read_text()
+    driver = (e1000e / "commands/ethtool-i/eth0.txt").read_text()
+    body = (
+        'case "$1" in -S) echo "no stats available"; exit 94;; '
+        f"-i) printf '%s' '{driver}';; *) printf '%s' '{settings}';; esac"
+    )
+    monkeypatch.setenv("PATH", str(fake_tool_dir(tmp_path, "ethtool", body)))
+    network, problems = collect(LiveSource(root=str(e1000e)))
+    nic = network.nics[0]
+    assert problems == []
+    assert nic.not_collected["driver_counters"] == "driver e1000e keeps no statistics"
+    assert nic.counters is not None and nic.counters.driver == {}
+    assert nic.counters.statistics["rx_errors"] == 0  # the kernel's stand
 
 
 def test_binary_ethtool_statistics_are_refused(e1000e: Path) -> None:

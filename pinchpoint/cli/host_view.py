@@ -14,7 +14,9 @@ from rich.table import Table
 from rich.text import Text
 
 from pinchpoint.cli.paths_view import iscsi_table, nvme_table
+from pinchpoint.model.fc import FcPort
 from pinchpoint.model.inventory import Inventory
+from pinchpoint.model.network import Nic
 from pinchpoint.model.pcie import PcieLink
 from pinchpoint.naming import controller_name
 from pinchpoint.stats.block_disks import other_disks
@@ -87,12 +89,55 @@ def pcie_table(inventory: Inventory) -> Table | None:
     return table
 
 
+def _count(value: int | None) -> str:
+    return "?" if value is None else f"{value:,}"
+
+
+def nic_errors_text(nic: Nic) -> str:
+    """`rx 0 tx 0 crc 0, carrier 2`: error totals since boot and carrier changes (a rise
+    between sweeps is `net.link.errors`' to judge); `—` where not read."""
+    counters = nic.counters
+    if counters is None:
+        return "—"
+    stats = counters.statistics
+    shown = " ".join(
+        f"{label} {_count(stats.get(name))}"
+        for label, name in (("rx", "rx_errors"), ("tx", "tx_errors"), ("crc", "rx_crc_errors"))
+        if name in stats
+    )
+    if counters.carrier_changes is not None:
+        shown += f"{', ' if shown else ''}carrier {_count(counters.carrier_changes)}"
+    return shown or "—"
+
+
+def fc_errors_text(port: FcPort) -> str:
+    """`link 1 sync 2 signal 0 crc 0`: link error totals since the statistics were reset."""
+    stats = port.statistics
+    counts = (
+        ("link", stats.link_failure_count),
+        ("sync", stats.loss_of_sync_count),
+        ("signal", stats.loss_of_signal_count),
+        ("crc", stats.invalid_crc_count),
+    )
+    shown = " ".join(f"{label} {_count(value)}" for label, value in counts if value is not None)
+    return shown or "—"
+
+
 def network_table(inventory: Inventory) -> Table | None:
     nics = [n for n in inventory.network.nics if n.kind.value == "physical"]
     if not nics and not inventory.network.bonds:
         return None
     table = _table(
-        "NICs", "interface", "driver", "PCI", "state", "runs at", "both ends", "supports", "bond"
+        "NICs",
+        "interface",
+        "driver",
+        "PCI",
+        "state",
+        "runs at",
+        "both ends",
+        "supports",
+        "bond",
+        "errors since boot",
     )
     for nic in nics:
         runs = Text(_mbps(nic.speed_mbps))
@@ -108,6 +153,7 @@ def network_table(inventory: Inventory) -> Table | None:
             _mbps(nic.max_common_speed_mbps),
             _mbps(nic.max_supported_speed_mbps),
             nic.bond or "",
+            nic_errors_text(nic),
         )
     for bond in inventory.network.bonds:
         present = sum(1 for m in bond.members if m.present)
@@ -122,6 +168,7 @@ def network_table(inventory: Inventory) -> Table | None:
             "",
             f"{up} of {len(bond.members)} members up"
             + ("" if present == len(bond.members) else f", {len(bond.members) - present} gone"),
+            "",
         )
     return table
 
@@ -140,6 +187,7 @@ def fc_table(inventory: Inventory) -> Table | None:
         "supports",
         "adapter",
         "LUN paths",
+        "link errors",
     )
     for port in fc.ports:
         speed = Text(_gbps(port.speed_gbps))
@@ -154,6 +202,7 @@ def fc_table(inventory: Inventory) -> Table | None:
             _gbps(best),
             port.pci_address or "—",
             str(len(port.luns)),
+            fc_errors_text(port),
         )
     return table
 

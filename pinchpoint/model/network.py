@@ -157,6 +157,46 @@ class DriverInfo(BaseModel):
     bus_info: str | None = None  # "0000:00:1f.6" for PCI; empty for virtual interfaces -> None
 
 
+class EthtoolStatistics(BaseModel):
+    """What `ethtool -S IF` printed: the driver's own counters, by the driver's names."""
+
+    counters: dict[str, int] = Field(default_factory=dict)
+    warnings: list[str] = Field(default_factory=list)  # lines the parser could not use
+
+
+DRIVER_COUNTER_PREFIX = "ethtool:"  # `NicCounters.values()` names a driver's counter so
+
+
+class NicCounters(BaseModel):
+    """An interface's counters since boot (or since the driver was loaded), read each sweep;
+    `net.link.errors` compares two sweeps. None or absent: not read (see `not_collected`).
+
+    * `statistics`: `/sys/class/net/IF/statistics/*`, the kernel's names (`rx_errors`,
+      `rx_crc_errors`, `tx_carrier_errors` …), every driver;
+    * `carrier_changes`, `carrier_up_count`, `carrier_down_count`: `/sys/class/net/IF/…`, how
+      often the link went down and up (a flapping cable or switch port);
+    * `driver`: `ethtool -S IF`, the driver's own names (`port.rx_crc_errors`, `rx_align_errors`).
+    """
+
+    statistics: dict[str, int] = Field(default_factory=dict)
+    carrier_changes: int | None = None
+    carrier_up_count: int | None = None
+    carrier_down_count: int | None = None
+    driver: dict[str, int] = Field(default_factory=dict)
+
+    def values(self) -> dict[str, int | None]:
+        """Every counter by one name: the sysfs statistics and carrier counts by the kernel's
+        names, the driver's as `ethtool:<name>`."""
+        found: dict[str, int | None] = dict(self.statistics)
+        found |= {
+            "carrier_changes": self.carrier_changes,
+            "carrier_up_count": self.carrier_up_count,
+            "carrier_down_count": self.carrier_down_count,
+        }
+        found |= {f"{DRIVER_COUNTER_PREFIX}{n}": value for n, value in self.driver.items()}
+        return found
+
+
 class LinkState(BaseModel):
     """What `/sys/class/net/IF` says about any interface, NIC or bond."""
 
@@ -182,6 +222,7 @@ class Nic(LinkState):
     bond: str | None = None  # the bond it is a member of, by name
     driver: DriverInfo | None = None  # `ethtool -i`
     settings: EthtoolSettings | None = None  # `ethtool IF`
+    counters: NicCounters | None = None  # error counters and carrier changes; None: not read
 
     @computed_field  # type: ignore[prop-decorator]
     @property

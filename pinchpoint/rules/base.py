@@ -44,6 +44,8 @@ class Input(StrEnum):
     FLEET = "fleet"  # the newest inventory of every host a central service holds
     NVME = "nvme"  # NVMe subsystems, controllers and paths
     ISCSI = "iscsi"  # iSCSI sessions and their LUNs
+    # NIC error counters (`Nic.counters`) in this sweep and, when there is one, the one before
+    NIC_COUNTERS = "nic_counters"
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,8 @@ class RuleContext:
             Input.FLEET: bool(self.hosts),
             Input.NVME: bool(inventory.nvme.subsystems),
             Input.ISCSI: bool(inventory.iscsi.sessions),
+            Input.NIC_COUNTERS: _has_nic_counters(inventory)
+            and (self.previous is None or _has_nic_counters(self.previous)),
         }[needed]
         if present:
             return None
@@ -135,6 +139,10 @@ class RuleContext:
             for point in entity.points
             for metric in point.values
         )
+
+
+def _has_nic_counters(inventory: Inventory) -> bool:
+    return any(nic.counters is not None for nic in inventory.network.nics)
 
 
 # The metrics that make an imported series a latency series.
@@ -162,6 +170,10 @@ _ABSENT = {
     ),
     Input.NVME: "no NVMe subsystems on this host",
     Input.ISCSI: "no iSCSI sessions on this host",
+    Input.NIC_COUNTERS: (
+        "no NIC error counters in this sweep or the one before (a snapshot taken before "
+        "pinchpoint read /sys/class/net/IF/statistics, carrier_changes and ethtool -S has none)"
+    ),
 }
 
 

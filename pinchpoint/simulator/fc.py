@@ -367,6 +367,7 @@ def _write_port(w: TreeWriter, pci: PciWriter, port: FcPortView, spec: HostSpec)
     if online:
         counters |= {"tx_frames": "0x5f3a2c1", "rx_frames": "0x8c1d0e4"}
         counters |= {"tx_words": "0x2b4f1e02a", "rx_words": "0x4d0a93b17"}
+    counters |= {name: hex(value) for name, value in s.counters.items()}
     w.attrs(f"{fc_host}/statistics", counters)
     for rport in port.rports:
         name = f"rport-{port.host_number}:0-{rport.number}"

@@ -272,6 +272,59 @@ def _link_attrs(
     }
 
 
+# The files of `/sys/class/net/IF/statistics/` (kernel 6.1).
+KERNEL_STATISTICS = (
+    "collisions", "multicast", "rx_bytes", "rx_compressed", "rx_crc_errors", "rx_dropped",
+    "rx_errors", "rx_fifo_errors", "rx_frame_errors", "rx_length_errors", "rx_missed_errors",
+    "rx_nohandler", "rx_over_errors", "rx_packets", "tx_aborted_errors", "tx_bytes",
+    "tx_carrier_errors", "tx_compressed", "tx_dropped", "tx_errors", "tx_fifo_errors",
+    "tx_heartbeat_errors", "tx_packets", "tx_window_errors",
+)  # fmt: skip
+# What an hour of light traffic leaves in the totals of a link that is up.
+_TRAFFIC = {"rx_packets": 1_843_211, "tx_packets": 1_502_877}
+_TRAFFIC_BYTES = {"rx_bytes": 1_843_211 * 812, "tx_bytes": 1_502_877 * 904}
+
+
+def _statistics_values(nic: NicView) -> dict[str, int]:
+    """The kernel's counters of a NIC: traffic when up, the spec's counters, else 0."""
+    values = dict.fromkeys(KERNEL_STATISTICS, 0)
+    if nic.up:
+        values |= _TRAFFIC | _TRAFFIC_BYTES
+    values |= {k: v for k, v in nic.spec.counters.items() if k in values}
+    return values
+
+
+def _statistics(nic: NicView) -> dict[str, str]:
+    return {name: str(value) for name, value in _statistics_values(nic).items()}
+
+
+def _carrier_counts(nic: NicView) -> dict[str, str]:
+    """`carrier_changes` (the spec's, else one down and one up since boot, one down for a
+    link that never came up), split into up and down counts as the kernel keeps them."""
+    changes = nic.spec.counters.get("carrier_changes", 2 if nic.up else 1)
+    ups = changes // 2 if nic.up else (changes - 1) // 2
+    return {
+        "carrier_changes": str(changes),
+        "carrier_up_count": str(ups),
+        "carrier_down_count": str(changes - ups),
+    }
+
+
+def ethtool_statistics_text(nic: NicView) -> str:
+    """`ethtool -S IF` as a driver prints it: its own copy of the main kernel counters, then
+    the spec's counters the kernel does not keep (`port.rx_crc_errors`)."""
+    kernel = _statistics_values(nic)
+    shown = {
+        name: kernel[name]
+        for name in ("rx_packets", "tx_packets", "rx_bytes", "tx_bytes", "rx_errors", "tx_errors")
+    }
+    shown |= {"rx_crc_errors": kernel["rx_crc_errors"]}
+    shown |= {
+        k: v for k, v in nic.spec.counters.items() if k not in kernel and k != "carrier_changes"
+    }
+    return "NIC statistics:\n" + "".join(f"     {k}: {v}\n" for k, v in shown.items())
+
+
 def _write_nic(w: TreeWriter, pci: PciWriter, nic: NicView) -> None:
     spec = nic.spec
     ids = PciIds(
@@ -288,6 +341,8 @@ def _write_nic(w: TreeWriter, pci: PciWriter, nic: NicView) -> None:
     w.attrs(
         directory, _link_attrs(nic.address, nic.ifindex, spec.mtu, nic.up, nic.speed, spec.duplex)
     )
+    w.attrs(directory, _carrier_counts(nic))
+    w.attrs(f"{directory}/statistics", _statistics(nic))
     w.link(f"{directory}/device", function)
     w.link(f"{SYS_NET}/{nic.name}", directory)
     bond = nic.bond
@@ -639,7 +694,9 @@ def write_network(w: TreeWriter, pci: PciWriter, spec: HostSpec) -> None:
             w.write(f"proc/net/bonding/{bond.name}", bonding_text(bond, spec).encode())
     w.mkdir("commands/ethtool")
     w.mkdir("commands/ethtool-i")
+    w.mkdir("commands/ethtool-S")
     for nic in nics:
+        w.write(f"commands/ethtool-S/{nic.name}.txt", ethtool_statistics_text(nic).encode())
         w.write(f"commands/ethtool/{nic.name}.txt", ethtool_text(nic).encode())
         w.write(
             f"commands/ethtool-i/{nic.name}.txt",

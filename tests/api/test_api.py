@@ -126,6 +126,9 @@ def test_inventory_resources(demo_server: Server) -> None:
     assert sorted(names[e][-3:] for e in single_enclosures) == sorted(SINGLE_PATHED)
     assert disk["id"] == disks["items"][0]["id"]
     assert nics.status_code == fc.status_code == multipath.status_code == 200
+    for nic in nics.json():  # error counters and carrier changes, for net.link.errors
+        assert nic["counters"]["statistics"]["rx_crc_errors"] == 0
+        assert nic["counters"]["carrier_changes"] >= 1
     assert unknown.status_code == 404
 
 

@@ -8,8 +8,12 @@ What is read, per entry of `/sys/class/net` but `lo` (and the `bonding_masters` 
 * the `device` link: a physical NIC's leads to its PCI function (`…/0000:03:00.0`, or a
   virtio device below one); virtual interfaces (`/sys/devices/virtual/net/…`) have none;
 * `bonding/` marks a bond master;
-* `ethtool IF` (`commands/ethtool/IF.txt`) and `ethtool -i IF` (`commands/ethtool-i/IF.txt`)
-  for every interface that is not a bond, run with bounded concurrency;
+* `ethtool IF` (`commands/ethtool/IF.txt`), `ethtool -i IF` (`commands/ethtool-i/IF.txt`) and
+  `ethtool -S IF` (`commands/ethtool-S/IF.txt`) for every interface that is not a bond, run
+  with bounded concurrency;
+* the error counters of every interface that is not a bond: `statistics/*` and
+  `carrier_changes`, `carrier_up_count`, `carrier_down_count` (with `ethtool -S`: `Nic.counters`;
+  None in a snapshot from before pinchpoint read them: `net.link.errors` says so when skipped);
 * `/proc/net/bonding/NAME` for every bond; where it is missing, the bond's sysfs
   `bonding/{mode,slaves,active_slave,primary,miimon,updelay,downdelay,arp_interval,
   xmit_hash_policy,lacp_rate,min_links,ad_aggregator,ad_num_ports,ad_partner_key,
@@ -34,6 +38,7 @@ from pinchpoint.checks.parse.ethtool import (
     EthtoolParseError,
     parse_ethtool_driver,
     parse_ethtool_settings,
+    parse_ethtool_statistics,
 )
 from pinchpoint.checks.source import Source, SourceError
 from pinchpoint.checks.source.commands import Command, CommandResult, CommandStatus
@@ -47,6 +52,7 @@ from pinchpoint.model.network import (
     LinkState,
     Network,
     Nic,
+    NicCounters,
     NicKind,
     bond_id,
     nic_id_from_mac,
@@ -88,6 +94,13 @@ def ethtool_driver_command(iface: str) -> Command:
     """`ethtool -i IF`, kept as `commands/ethtool-i/IF.txt`."""
     return Command(
         argv=("ethtool", "-i", iface), key=f"ethtool-i/{iface}.txt", timeout_s=ETHTOOL_TIMEOUT_S
+    )
+
+
+def ethtool_statistics_command(iface: str) -> Command:
+    """`ethtool -S IF`, kept as `commands/ethtool-S/IF.txt`."""
+    return Command(
+        argv=("ethtool", "-S", iface), key=f"ethtool-S/{iface}.txt", timeout_s=ETHTOOL_TIMEOUT_S
     )
 
 
@@ -294,10 +307,62 @@ def _apply_ethtool(
 def _read_ethtool(source: Source, log: ProblemLog, nics: list[Nic]) -> None:
     commands: list[Command] = []
     for nic in nics:
-        commands += [ethtool_settings_command(nic.name), ethtool_driver_command(nic.name)]
+        commands += [
+            ethtool_settings_command(nic.name),
+            ethtool_driver_command(nic.name),
+            ethtool_statistics_command(nic.name),
+        ]
     results = source.run_all(commands)
     for index, nic in enumerate(nics):
-        _apply_ethtool(log, nic, results[2 * index], results[2 * index + 1])
+        _apply_ethtool(log, nic, results[3 * index], results[3 * index + 1])
+        _apply_statistics(log, nic, results[3 * index + 2])
+
+
+# --- error counters ---------------------------------------------------------------------------
+
+_CARRIER_COUNTS = ("carrier_changes", "carrier_up_count", "carrier_down_count")
+# What `ethtool -S` prints (exit status 94) for a driver that keeps no statistics of its own.
+_NO_STATISTICS = re.compile(r"^no stats available", re.IGNORECASE)
+
+
+def _read_counters(read: SysfsReader, name: str) -> NicCounters | None:
+    """`statistics/*` and the carrier counts of one interface; None when none could be read."""
+    base = f"{SYS_NET}/{name}"
+    counters = NicCounters()
+    for counter in read.entries(f"{base}/statistics"):
+        value = read.integer(f"{base}/statistics/{counter}")
+        if value is not None and value >= 0:
+            counters.statistics[counter] = value
+    for counter in _CARRIER_COUNTS:
+        setattr(counters, counter, read.integer(f"{base}/{counter}"))
+    if not counters.statistics and counters.carrier_changes is None:
+        return None
+    return counters
+
+
+def _apply_statistics(log: ProblemLog, nic: Nic, result: CommandResult) -> None:
+    """`ethtool -S` into the NIC's counters. A snapshot without it (taken before pinchpoint
+    ran it) leaves `counters.driver` empty and says nothing: the rule that compares counters
+    says what it lacks."""
+    if not result.ok:
+        if result.status is CommandStatus.NOT_COLLECTED:
+            return
+        if result.status is CommandStatus.FAILED and _NO_STATISTICS.match(result.stdout.strip()):
+            # ethtool's "no stats available" (status 94): the driver keeps none, a fact of it
+            nic.not_collected["driver_counters"] = f"{_driver_words(nic)} keeps no statistics"
+            return
+        _command_failed(log, nic, result, ["driver_counters"])
+        return
+    try:
+        found = parse_ethtool_statistics(result.stdout)
+    except EthtoolParseError as err:
+        _not_understood(log, nic, result.command, err, ["driver_counters"])
+        return
+    for warning in found.warnings:
+        log.add(PART, result.command.line, ProblemKind.GARBLED, warning)
+    if nic.counters is None:
+        nic.counters = NicCounters()
+    nic.counters.driver = found.counters
 
 
 # --- what is still unknown, and why -----------------------------------------------------------
@@ -544,6 +609,8 @@ def collect_network(source: Source, log: ProblemLog) -> Network:
     bonds = _read_bonds(source, read, log, found)
     bond_names = {b.name for b in bonds}
     nics = [_nic(i) for name, i in found.items() if name not in bond_names]
+    for nic in nics:
+        nic.counters = _read_counters(read, nic.name)
     _read_ethtool(source, log, nics)
     for nic in nics:
         _fill_from_ethtool(nic)

@@ -8,7 +8,10 @@ Pure functions of text, no I/O. Accepted shapes:
 * lines ethtool prints about what it could not read — at the start of a line, before or
   among the settings ("Cannot get wake-on-lan settings: Operation not permitted",
   "netlink error: Operation not permitted"): kept as `messages`, never fatal;
-* `# ethtool eth0` comment lines that hand-made captures carry: skipped.
+* `# ethtool eth0` comment lines that hand-made captures carry: skipped;
+* `ethtool -S IF`: `NIC statistics:` then one indented `name: count` line per counter the
+  driver keeps (names are the driver's own: `rx_crc_errors`, `port.rx_dropped`,
+  `rx_queue_0_packets`); an excerpt without the header line is read too.
 
 `ethtool --json IF` is not used: ethtool 6.1 (Debian 12) rejects `--json` for the settings
 query ("bad command line argument(s)"), so the text is what every supported host prints.
@@ -25,13 +28,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from pinchpoint.model.network import DriverInfo, Duplex, EthtoolSettings
+from pinchpoint.model.network import DriverInfo, Duplex, EthtoolSettings, EthtoolStatistics
 
 __all__ = [
     "EthtoolNoDataError",
     "EthtoolParseError",
     "parse_ethtool_driver",
     "parse_ethtool_settings",
+    "parse_ethtool_statistics",
 ]
 
 MAX_WARNINGS = 20  # garbage after a valid header must not produce a warning per line forever
@@ -46,6 +50,18 @@ _SPEED = re.compile(r"^(\d+)\s*Mb/s$")
 _FAILURE = re.compile(r"^(Cannot |netlink error|No data available)")
 
 NOT_REPORTED = "Not reported"
+
+# "NIC statistics:" — the first line of `ethtool -S`.
+_STATISTICS_HEADER = re.compile(r"^\s*NIC statistics:\s*$")
+# "     rx_crc_errors: 230412", "     port.rx_dropped: 12028", "     duplicate metric: 1":
+# indented, as ethtool prints every counter (an unindented line is something else)
+_COUNTER = re.compile(r"^\s+(\S[^:]*?)\s*:\s*(\S.*?)\s*$")
+# The characters drivers use in counter names (`rx_queue_0_packets`, `port.rx_dropped`,
+# `tx-0.packets`, `rx_pri[3]`, `duplicate metric`); a name with others (control characters,
+# escape sequences) is hostile or garbled and is left out.
+_COUNTER_NAME = re.compile(r"^[A-Za-z0-9_.\-\[\]()/# ]+$")
+# What `ethtool -S` prints for an interface whose driver keeps no statistics (lo, bonds).
+_NO_STATISTICS = re.compile(r"^no stats available", re.IGNORECASE)
 
 
 class EthtoolParseError(ValueError):
@@ -259,3 +275,42 @@ def parse_ethtool_driver(text: str) -> DriverInfo:
     if not driver:
         raise _refuse("ethtool -i", "a 'driver:' line", text)
     return DriverInfo(driver=driver, **found)
+
+
+def parse_ethtool_statistics(text: str) -> EthtoolStatistics:
+    """`ethtool -S IF` text -> the driver's counters by name, as printed.
+
+    A value that is not a count, or a name printed twice (some drivers do), is a warning and
+    the first value stays; an unindented line that is not the header is a warning too. Text
+    with no counter line at all is refused: ethtool's own failure
+    ("no stats available") as `EthtoolNoDataError`, anything else as `EthtoolParseError`.
+    """
+    found = EthtoolStatistics()
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    first = lines[0].strip() if lines else ""
+    if _NO_STATISTICS.match(first) or _FAILURE.match(first):
+        raise EthtoolNoDataError("ethtool -S", f"ethtool -S printed only its failure: {first[:80]}")
+    for line in lines:
+        if _STATISTICS_HEADER.match(line):
+            continue
+        match = _COUNTER.match(line)
+        if match is None:
+            _warn_statistics(found, f"line {line.strip()[:60]!r} not understood")
+            continue
+        name, value = match.group(1), match.group(2)
+        if not _COUNTER_NAME.match(name):
+            _warn_statistics(found, f"counter name {name[:40]!r} is not a driver's: left out")
+        elif not value.isdigit():
+            _warn_statistics(found, f"{name}: {value[:40]!r} is not a count")
+        elif name in found.counters:
+            _warn_statistics(found, f"{name} printed twice: the first value is kept")
+        else:
+            found.counters[name] = int(value)
+    if not found.counters:
+        raise _refuse("ethtool -S", "'NIC statistics:' and 'name: count' lines", text)
+    return found
+
+
+def _warn_statistics(found: EthtoolStatistics, warning: str) -> None:
+    if len(found.warnings) < MAX_WARNINGS:
+        found.warnings.append(warning)

@@ -8,6 +8,7 @@ from pinchpoint.rules.base import Rule
 from pinchpoint.rules.net import (
     bond_degraded,
     link_downgraded,
+    link_errors,
     link_half_duplex,
     link_peer_outlier,
     mtu_mismatch,
@@ -21,4 +22,5 @@ RULES: tuple[Rule, ...] = (
     bond_degraded.RULE,
     mtu_mismatch.RULE,
     throughput_impossible.RULE,
+    link_errors.RULE,
 )

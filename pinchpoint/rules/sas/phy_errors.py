@@ -7,7 +7,14 @@ from collections.abc import Iterator
 from pinchpoint.model.findings import Evidence, Fact, Severity
 from pinchpoint.model.sas import PhyErrorCounters
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext, Threshold
+from pinchpoint.rules.derived.counters import (
+    interval_words,
+    rise_facts,
+    rise_words,
+    sweep_interval_s,
+)
 from pinchpoint.rules.sas.phys import phys_with_refs
+from pinchpoint.stats.counters import counter_changes
 
 ERROR_COUNTERS = tuple(PhyErrorCounters.model_fields)
 
@@ -17,31 +24,27 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     was reset by a link reset or reboot and says nothing)."""
     if context.previous is None:
         return
+    seconds = context.derived(sweep_interval_s)
     before = {phy.id: phy for phy, _ in phys_with_refs(context.previous)}
     for phy, ref in phys_with_refs(context.inventory):
         old = before.get(phy.id)
         if old is None:
             continue
-        rises = {}
-        for name in ERROR_COUNTERS:
-            now, then = getattr(phy.errors, name), getattr(old.errors, name)
-            if now is not None and then is not None and now > then:
-                rises[name] = now - then
+        changes = counter_changes(old.errors.model_dump(), phy.errors.model_dump(), ERROR_COUNTERS)
         minimum = limits.number("min_increase", phy.id)
-        if sum(rises.values()) < minimum or not rises:
+        if not changes.rises or changes.total < minimum:
             continue
-        words = ", ".join(f"{n.replace('_', ' ')} +{v}" for n, v in rises.items())
         yield Hit(
             entity=ref,
-            title=f"{ref.name}: {sum(rises.values())} new phy errors since the last sweep",
+            title=f"{ref.name}: {changes.total} new phy errors since the last sweep",
             evidence=[
                 Evidence(
-                    summary=f"{ref.name}: {words} since the previous sweep",
+                    summary=f"{ref.name}: {rise_words(changes, seconds)} "
+                    + interval_words(seconds),
                     facts=[
-                        Fact(name=n.replace("_", " "), value=v, unit="errors")
-                        for n, v in rises.items()
-                    ]
-                    + [Fact(name="minimum rise", value=minimum, unit="errors")],
+                        *rise_facts(changes, seconds, "errors"),
+                        Fact(name="minimum rise", value=minimum, unit="errors"),
+                    ],
                 )
             ],
         )
@@ -57,6 +60,7 @@ RULE = Rule(
         "they keep rising, move the cable to another port to tell the cable from the port."
     ),
     judge=judge,
+    derived=(sweep_interval_s,),
     doc=(
         "Invalid dwords, running disparity errors, loss of dword sync and phy reset problems "
         "(`sas_phy/*/…_count`) count signal-quality trouble on a lane. The totals since boot "

@@ -22,6 +22,23 @@ def _mac(value: str | None) -> str | None:
 
 
 MacAddress = Annotated[str | None, AfterValidator(_mac)]
+# A file name in sysfs or a word in `ethtool -S`: never a path (`..`) or white space.
+_COUNTER_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.]*$")
+
+
+def _counters(value: dict[str, int]) -> dict[str, int]:
+    """Counter names as sysfs or ethtool spell them, values never negative."""
+    for name, count in value.items():
+        if not _COUNTER_NAME.match(name):
+            raise ValueError(
+                f"{name!r} is not a counter name (a letter, then letters, digits, _ and .)"
+            )
+        if count < 0:
+            raise ValueError(f"{name}: a counter is never negative, not {count}")
+    return value
+
+
+Counters = Annotated[dict[str, int], AfterValidator(_counters)]
 NIC_SPEEDS_MBPS = (10, 100, 1000, 2500, 5000, 10000, 25000, 40000, 50000, 100000)
 
 
@@ -45,6 +62,9 @@ class NicSpec(SpecModel):
     numa_node: int = Field(default=0, ge=-1)
     pcie: PcieSpec = PcieSpec()
     bond: str | None = None
+    # Error counters since boot: the kernel's `statistics/*` names and `carrier_changes` go to
+    # sysfs (and `ethtool -S`), any other name to `ethtool -S` only (`port.rx_crc_errors`).
+    counters: Counters = Field(default_factory=dict)
 
     @field_validator("speeds_mbps", "advertised_mbps", "partner_mbps")
     @classmethod
@@ -104,6 +124,8 @@ class FcPortSpec(SpecModel):
     lun_queue_depth: int | None = Field(default=None, ge=1)
     can_queue: int | None = Field(default=None, ge=1)
     smart: bool = True
+    # `fc_host/hostN/statistics/*` by file name (`link_failure_count = 4`); the rest as usual.
+    counters: Counters = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _speed_supported(self) -> Self:

@@ -163,6 +163,7 @@ def test_ethtool_missing(e1000e: Path, tmp_path: Path, monkeypatch: pytest.Monke
     assert [(p.kind, p.subject) for p in problems] == [
         (ProblemKind.TOOL_MISSING, "ethtool eth0"),
         (ProblemKind.TOOL_MISSING, "ethtool -i eth0"),
+        (ProblemKind.TOOL_MISSING, "ethtool -S eth0"),
     ]
 
 
@@ -178,7 +179,10 @@ def test_ethtool_failing(e1000e: Path, tmp_path: Path, monkeypatch: pytest.Monke
     assert [(p.kind, p.subject, p.reason) for p in problems] == [
         (ProblemKind.FAILED, "ethtool eth0", reason),
         (ProblemKind.FAILED, "ethtool -i eth0", reason),
+        (ProblemKind.FAILED, "ethtool -S eth0", reason),
     ]
+    assert nic.not_collected["driver_counters"] == reason
+    assert nic.counters is not None and nic.counters.carrier_changes == 2  # sysfs stands
 
 
 def test_ethtool_failing_with_its_words_on_stdout(
@@ -205,7 +209,12 @@ def test_ethtool_printing_garbage(
     assert [(p.kind, p.subject) for p in problems] == [
         (ProblemKind.GARBLED, "ethtool eth0"),
         (ProblemKind.GARBLED, "ethtool -i eth0"),
+        (ProblemKind.GARBLED, "ethtool -S eth0"),
     ]
+    assert problems[2].reason == (
+        "output not understood: ethtool -S output: expected 'NIC statistics:' and "
+        "'name: count' lines, found 'lorem ipsum'"
+    )
     assert problems[0].reason == (
         "output not understood: ethtool output: expected a 'Settings for IF:' line, "
         "found 'lorem ipsum'"

@@ -41,7 +41,7 @@ def test_field_case_5_impossible_throughput(hosts: dict[str, RuleContext]) -> No
     assert any("went backwards" in p for i in intervals for p in i.problems)
     context = RuleContext(inventory=inventory, net_intervals=intervals)
     found, skipped, _ = evaluate(context, net.RULES)
-    assert skipped == []
+    assert [s.rule for s in skipped] == ["net.link.errors"]  # one sweep, nothing to compare
     impossible = [f for f in found if f.rule == "net.throughput.impossible"]
     (finding,) = impossible
     assert finding.entity.name == "enp2s0f0 on nic-peers-host"
@@ -77,5 +77,6 @@ def test_throughput_rule_skipped_without_samples(hosts: dict[str, RuleContext]) 
         (
             "net.throughput.impossible",
             "no /proc/net/dev samples (capture --samples N, or a live check)",
-        )
+        ),
+        ("net.link.errors", "no earlier sweep of this host to compare with"),
     ]

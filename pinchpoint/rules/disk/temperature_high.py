@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from statistics import median
 
-from pinchpoint.model.findings import Evidence, Fact, Severity
+from pinchpoint.model.findings import EntityRef, Evidence, Fact, Severity
 from pinchpoint.model.health import DiskHealth
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.naming import enclosure_ref, health_disk_ref
@@ -18,15 +18,13 @@ def _enclosures(inventory: Inventory) -> dict[str, str]:
     return {d.id: d.enclosure_id for d in inventory.sas.disks if d.enclosure_id is not None}
 
 
-def _peer_temperatures(
-    inventory: Inventory, where: dict[str, str]
-) -> dict[str, list[tuple[str, int]]]:
-    """Enclosure id -> (disk id, °C) of each of its disks with a reading."""
-    peers: dict[str, list[tuple[str, int]]] = {}
+def _peer_temperatures(inventory: Inventory, where: dict[str, str]) -> dict[str, list[DiskHealth]]:
+    """Enclosure id -> the reports of its disks with a reading."""
+    peers: dict[str, list[DiskHealth]] = {}
     for health in inventory.health.disks:
         enclosure = where.get(health.id)
         if health.collected and health.temperature_c is not None and enclosure is not None:
-            peers.setdefault(enclosure, []).append((health.id, health.temperature_c))
+            peers.setdefault(enclosure, []).append(health)
     return peers
 
 
@@ -73,7 +71,9 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
             facts.append(Fact(name="configured maximum", value=site_max, unit="°C"))
         facts += _limit_facts(health)
         enclosure_id = where.get(health.id)
-        others = [t for i, t in peers.get(enclosure_id or "", []) if i != health.id]
+        peer_reports = [p for p in peers.get(enclosure_id or "", []) if p.id != health.id]
+        others = [p.temperature_c for p in peer_reports if p.temperature_c is not None]
+        compared: list[EntityRef] = []
         if others and len(others) >= limits.number("min_peers", health.id):
             middle = median(others)
             above = now - middle
@@ -90,6 +90,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                     f"{now} °C is {above:g} °C above the median {middle:g} °C of the "
                     f"{len(others)} other drives in {place} (limit {margin:g} °C)"
                 )
+                compared = [health_disk_ref(p, inventory) for p in peer_reports]
         if not reasons:
             continue
         remediation = None
@@ -104,7 +105,9 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
             title=f"{ref.name}: drive at {now} °C",
             severity=severity,
             remediation=remediation,
-            evidence=[Evidence(summary=f"{ref.name}: {'; '.join(reasons)}", facts=facts)],
+            evidence=[
+                Evidence(summary=f"{ref.name}: {'; '.join(reasons)}", facts=facts, peers=compared)
+            ],
         )
 
 

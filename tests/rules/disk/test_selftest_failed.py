@@ -78,3 +78,10 @@ def test_no_recent_extended_test_is_information_when_configured() -> None:
 def test_the_age_check_is_off_by_default() -> None:
     findings, _ = run([health(MEGARAID_SATA)])
     assert of_rule(findings, RULE) == []
+
+
+def test_without_smart_data_the_rule_is_skipped_with_the_reason() -> None:
+    findings, skipped = run()
+    assert findings == []
+    reasons = {s.rule: s.reason for s in skipped}
+    assert reasons[RULE] == "no SMART data (smartctl not run or not installed)"

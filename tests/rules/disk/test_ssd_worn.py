@@ -69,3 +69,10 @@ def test_simulated_worn_ssds(smart_faults: Inventory) -> None:
         "JBOD-S slot 5 (SLOT 06)": "warning",
         "nvme0 (Micron_7300_MTFDHBE1T6TDG MSAASW574UT)": "warning",
     }
+
+
+def test_without_smart_data_the_rule_is_skipped_with_the_reason() -> None:
+    findings, skipped = run()
+    assert findings == []
+    reasons = {s.rule: s.reason for s in skipped}
+    assert reasons[RULE] == "no SMART data (smartctl not run or not installed)"

@@ -58,6 +58,8 @@ def test_simulated_hot_drives_are_named_by_slot(smart_faults: Inventory) -> None
     assert 31 <= facts["median of enclosure peers"] <= 36  # 31 °C plus up to 5 per drive
     assert facts["above the peers' median"] >= 10
     assert "other drives in JBOD-H" in peer.evidence[0].summary
+    assert len(peer.evidence[0].peers) == 11
+    assert all(p.name.startswith("JBOD-H slot ") for p in peer.evidence[0].peers)
 
     sct = found["JBOD-S slot 11 (SLOT 12)"]
     assert sct.severity.value == "warning"
@@ -75,3 +77,10 @@ def test_too_few_peers_are_not_compared(smart_faults: Inventory) -> None:
     config = Config(rules={RULE: RuleSettings(thresholds={"min_peers": 12})})
     names = [f.entity.name for f in of_rule(judge_host(smart_faults, config), RULE)]
     assert "JBOD-H slot 4 (SLOT 05)" not in names
+
+
+def test_without_smart_data_the_rule_is_skipped_with_the_reason() -> None:
+    findings, skipped = run()
+    assert findings == []
+    reasons = {s.rule: s.reason for s in skipped}
+    assert reasons[RULE] == "no SMART data (smartctl not run or not installed)"

@@ -67,6 +67,10 @@ WEAR_ATTRIBUTES = {
 # ATA device statistics (log 0x04, page 7): the standard endurance figure, used % directly.
 ENDURANCE_STATISTIC = "percentage used endurance indicator"
 
+# Drive temperatures outside this range are garbled or sentinel values, not readings.
+MIN_PLAUSIBLE_C = -40
+MAX_PLAUSIBLE_C = 150
+
 NO_FACTS_BITS = 0b11  # bit 0 (command line) or bit 1 (device open): the report holds no facts
 
 _PROTOCOLS = {p.value.lower(): p for p in DiskProtocol}
@@ -291,6 +295,13 @@ def _wwn(report: dict[str, Any]) -> str | None:
     return None
 
 
+def _plausible(celsius: int | None) -> int | None:
+    """A temperature a drive can have; a garbled or sentinel value (255, 65535, -128) is none."""
+    if celsius is None or not MIN_PLAUSIBLE_C <= celsius <= MAX_PLAUSIBLE_C:
+        return None
+    return celsius
+
+
 def _temperature(report: dict[str, Any], protocol: DiskProtocol | None) -> int | None:
     """`temperature.current`; SCSI devices without a temperature log page print 0 there."""
     current = _int(_obj(report.get("temperature")).get("current"))
@@ -299,14 +310,14 @@ def _temperature(report: dict[str, Any], protocol: DiskProtocol | None) -> int |
         for name, sensor in _obj(report.get("scsi_environmental_reports")).items():
             reading = _int(_obj(sensor).get("current"))
             if name.startswith("temperature") and reading:
-                return reading
+                return _plausible(reading)
         return None
-    return current
+    return _plausible(current)
 
 
 def _positive(value: Any) -> int | None:
     """A limit in °C; 0 and below mean "not reported" (smartctl prints 0 for a missing trip)."""
-    number = _int(value)
+    number = _plausible(_int(value))
     return number if number is not None and number > 0 else None
 
 

@@ -6,19 +6,31 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pinchpoint.model.findings import Evidence, Fact, Severity
-from pinchpoint.model.health import DiskHealth, SelfTest, SelfTestKind, SelfTestOutcome
+from pinchpoint.model.health import (
+    DiskHealth,
+    DiskProtocol,
+    SelfTest,
+    SelfTestKind,
+    SelfTestOutcome,
+)
 from pinchpoint.naming import health_disk_ref
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext, Threshold
 from pinchpoint.rules.disk.smart import failed_now, last_verdict
 
 HOURS_PER_DAY = 24
+LOG_HOURS_WRAP = 1 << 16  # ATA and SCSI self-test logs count power-on hours in 16 bits
 
 
 def _ago(health: DiskHealth, test: SelfTest) -> int | None:
-    """Power-on hours since the test ran."""
-    if health.power_on_hours is None or test.power_on_hours is None:
+    """Power-on hours since the test ran. ATA and SCSI logs keep the hour in 16 bits: past
+    65,535 hours it wraps, so the distance is taken modulo 65,536 (the log holds the last
+    tests only; NVMe keeps 64 bits)."""
+    now, then = health.power_on_hours, test.power_on_hours
+    if now is None or then is None:
         return None
-    return max(0, health.power_on_hours - test.power_on_hours)
+    if health.protocol is not DiskProtocol.NVME and now > LOG_HOURS_WRAP - 1:
+        return (now - then) % LOG_HOURS_WRAP
+    return max(0, now - then)
 
 
 def _failed(health: DiskHealth, test: SelfTest, tests: list[SelfTest]) -> tuple[str, list[Fact]]:

@@ -228,3 +228,16 @@ def test_a_wear_value_out_of_range_is_ignored() -> None:
             row["value"] = 253
     disk = parse_smartctl_json(json.dumps(report), "sda")
     assert disk.endurance_used_pct is None
+
+
+def test_sentinel_temperatures_are_no_reading() -> None:
+    report = json.loads((FIXTURES / SCT_LIMITS).read_text())
+    report["temperature"]["current"] = 255
+    report["temperature"]["limit_max"] = 65535
+    report["ata_sct_temperature_history"]["temperature"]["limit_max"] = 65535
+    disk = parse_smartctl_json(json.dumps(report), "sda")
+    assert (disk.temperature_c, disk.temperature_warning_c, disk.temperature_critical_c) == (
+        None,
+        80,
+        None,
+    )

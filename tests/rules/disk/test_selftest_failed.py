@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import pytest
 
+from pinchpoint.model.health import SelfTest, SelfTestKind, SelfTestOutcome
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.rules.config import Config, RuleSettings
 from tests.rules.disk.conftest import (
     FAILED_SATA,
     HEALTHY,
+    MEDIA_WEAROUT_15,
     MEGARAID_SATA,
     SCT_LIMITS,
     health,
@@ -85,3 +87,22 @@ def test_without_smart_data_the_rule_is_skipped_with_the_reason() -> None:
     assert findings == []
     reasons = {s.rule: s.reason for s in skipped}
     assert reasons[RULE] == "no SMART data (smartctl not run or not installed)"
+
+
+def test_log_hours_wrap_at_65536_on_old_drives() -> None:
+    """The Intel S3500 has run 67,329 hours; its 16-bit self-test log counts from 0 again
+    after 65,535, so a test logged at hour 1,700 ran 93 hours ago, not 65,629."""
+    config = Config(rules={RULE: RuleSettings(thresholds={"max_days_since_extended": 30})})
+    old = health(MEDIA_WEAROUT_15)
+    assert old.power_on_hours == 67329
+    old.self_tests = [
+        SelfTest(
+            kind=SelfTestKind.EXTENDED,
+            description="Extended offline",
+            outcome=SelfTestOutcome.PASSED,
+            status="Completed without error",
+            power_on_hours=67329 - 93 - 65536,
+        )
+    ]
+    findings, _ = run([old], config=config)
+    assert of_rule(findings, RULE) == []  # 93 hours is within 30 days

@@ -118,15 +118,16 @@ RULE = Rule(
     severity=Severity.CRITICAL,
     needs=(Input.HEALTH,),
     remediation=(
-        "Treat the drive as failing: a self-test reads the whole medium (extended) or a "
-        "sample (short) and found sectors it cannot read. Start a scrub or resilver of its "
-        "pool or array so the bad blocks are rewritten from redundancy, then replace the "
-        "drive; light its bay's locate LED to pull the right one."
+        "Treat the drive as failing: its own test of the whole medium (extended) or of a "
+        "sample (short) found damage — unreadable sectors, a servo or electrical fault. "
+        "Start a scrub or resilver of its pool or array so the bad blocks are rewritten from "
+        "redundancy, then replace the drive; light its bay's locate LED to pull the right one."
     ),
     judge=judge,
     doc=(
-        "Drives keep a log of their own self-tests (ATA, SCSI and NVMe alike; smartctl "
-        "`-x` prints it). When the most recent test that ran to the end failed — a read, "
+        "Drives keep a log of their own self-tests: smartctl `-x` prints it for ATA and SCSI "
+        "drives, and for NVMe drives where it prints `nvme_self_test_log` (7.3's `-x` does "
+        "not). When the most recent test that ran to the end failed — a read, "
         "servo or electrical failure, a failed segment — the drive found damage its "
         "attributes may not show yet; aborted and running tests are passed over. A drive "
         "whose later test passed again is not reported, nor one SMART already fails "

@@ -79,6 +79,38 @@ class NvmeCriticalWarning(StrEnum):
 NVME_WARNING_BITS: tuple[NvmeCriticalWarning, ...] = tuple(NvmeCriticalWarning)
 
 
+class SelfTestKind(StrEnum):
+    """What a logged self-test was: ATA "Short offline", SCSI "Background long", NVMe "Extended"."""
+
+    SHORT = "short"
+    EXTENDED = "extended"  # ATA "Extended offline", SCSI "Background/Foreground long"
+    CONVEYANCE = "conveyance"
+    SELECTIVE = "selective"
+    OFFLINE = "offline"  # ATA "Offline" data collection
+    VENDOR = "vendor"
+    OTHER = "other"
+
+
+class SelfTestOutcome(StrEnum):
+    """How a logged self-test ended."""
+
+    PASSED = "passed"  # completed without error
+    FAILED = "failed"  # read, servo, electrical or unknown failure; a failed segment
+    ABORTED = "aborted"  # by the host, a reset, a format …: says nothing of the media
+    IN_PROGRESS = "in progress"
+
+
+class SelfTest(BaseModel):
+    """One entry of a drive's self-test log, as smartctl decodes it (most recent first)."""
+
+    kind: SelfTestKind
+    description: str  # smartctl's words: "Extended offline", "Background long", "Short"
+    outcome: SelfTestOutcome
+    status: str  # smartctl's words: "Completed: read failure", "Failed in segment -->"
+    power_on_hours: int | None = None  # the drive's age when the test ran
+    failing_lba: int | None = None  # first LBA that failed, where the log names one
+
+
 class AttributeFailure(StrEnum):
     """`when_failed` of an ATA attribute: its normalised value is or was at/below threshold."""
 
@@ -110,6 +142,9 @@ class AtaHealth(BaseModel):
     failed_in_past: list[AtaAttribute] = Field(default_factory=list)  # when_failed == "past"
     sata_link_current_gbps: float | None = None  # `interface_speed.current`, e.g. 3.0
     sata_link_max_gbps: float | None = None  # `interface_speed.max`: what the drive supports
+    # Attribute 232 Available_Reservd_Space (normalised value and threshold): an SSD's spare.
+    reserved_space_pct: int | None = None
+    reserved_space_threshold_pct: int | None = None
 
 
 class DiskSasPhy(BaseModel):
@@ -220,6 +255,16 @@ class DiskHealth(BaseModel):
     # Life and environment.
     temperature_c: int | None = None  # `temperature.current`
     power_on_hours: int | None = None  # `power_on_time.hours`
+    # The drive's own temperature limits: warning (ATA SCT `op_limit_max`, NVMe WCTEMP) and
+    # critical (SCSI `drive_trip`, ATA SCT `limit_max`, NVMe CCTEMP); None where not reported.
+    temperature_warning_c: int | None = None
+    temperature_critical_c: int | None = None
+    # Endurance used, % (100 = the rated life; may exceed 100), and where it was read: NVMe
+    # `percentage_used`, ATA device statistics or a wear attribute, SCSI's endurance indicator.
+    endurance_used_pct: int | None = None
+    endurance_source: str | None = None
+    # The self-test log, most recent first; None when the report holds no self-test log.
+    self_tests: list[SelfTest] | None = None
     # Per protocol; the others stay None.
     ata: AtaHealth | None = None
     scsi: ScsiHealth | None = None

@@ -48,6 +48,11 @@ def _serial(ordinal: int, spec: NvmeSpec) -> str:
     return spec.serial or "MSA" + serial_number("nvme", str(ordinal), spec.model)
 
 
+# The controller's warning and critical composite temperatures (WCTEMP, CCTEMP), °C.
+NVME_WCTEMP_C = 70
+NVME_CCTEMP_C = 80
+
+
 def _eui64(serial: str) -> int:
     """The namespace EUI-64: the maker's OUI and 40 bits of the serial."""
     return (MICRON_OUI << 40) | (name_hash("eui", serial) & ((1 << 40) - 1))
@@ -122,7 +127,15 @@ def nvme_report(name: str, spec: NvmeSpec, serial: str, at: datetime) -> dict[st
             "warning_temp_time": 0,
             "critical_comp_time": 0,
         },
-        "temperature": {"current": spec.temperature_c},
+        "nvme_composite_temperature_threshold": {
+            "warning": NVME_WCTEMP_C,
+            "critical": NVME_CCTEMP_C,
+        },
+        "temperature": {
+            "current": spec.temperature_c,
+            "op_limit_max": NVME_WCTEMP_C,
+            "critical_limit_max": NVME_CCTEMP_C,
+        },
         "power_cycle_count": 16,
         "power_on_time": {"hours": spec.power_on_hours},
     }

@@ -6,7 +6,9 @@ SAS disks with `logical_unit_id`, `scsi_grown_defect_list`, the error counter lo
 SATA disks with `wwn`, `interface_speed` and the ATA attribute table; FC LUNs as the SCSI
 devices an array presents. The device is the one the health collector asks about: the
 lowest-numbered `sdX` of each LU. Temperatures and hours vary a little per disk, by a hash of
-its identity, so the output stays deterministic.
+its identity, so the output stays deterministic. Every drive logs a passed short and extended
+self-test; SSDs report their endurance used (SAS: the endurance indicator; SATA: attributes 232
+and 233); SATA drives carry SCT temperature limits, SAS drives their trip temperature.
 """
 
 from __future__ import annotations
@@ -28,7 +30,12 @@ from pinchpoint.simulator.tree_writer import TreeWriter
 SMARTCTL_VERSION = [7, 3]
 EXIT_DISK_FAILING = 1 << 3
 EXIT_PREFAIL_BELOW_THRESHOLD = 1 << 4
+EXIT_SELF_TEST_ERRORS = 1 << 7
 _SATA_VALUE = {1.5: 1, 3.0: 2, 6.0: 3}
+SAS_TRIP_C = 85  # the trip temperature SAS drives report (`temperature.drive_trip`)
+# SCT status limits of SATA drives: recommended operating maximum and absolute limit.
+SATA_OP_LIMIT_MAX_C = 60
+SATA_LIMIT_MAX_C = 70
 
 
 @dataclass(frozen=True)
@@ -123,6 +130,107 @@ def _jitter(key: str, spread: int) -> int:
     return name_hash("smart", key) % spread
 
 
+def _kind(failing: FailingDiskSpec | None) -> str | None:
+    return failing.kind if failing is not None else None
+
+
+def _temperature(spec: DiskSpec, key: str, failing: FailingDiskSpec | None) -> int:
+    """The drive's reading: its enclosure's level with a little spread, or a hot drive's."""
+    usual = spec.temperature_c + _jitter(key, 6)
+    if failing is None or failing.kind != "hot":
+        return usual
+    return failing.temperature_c if failing.temperature_c is not None else usual + 20
+
+
+def _endurance_used(spec: DiskSpec, key: str, failing: FailingDiskSpec | None) -> int | None:
+    """An SSD's endurance used, %: a few % on a healthy one; None for a hard disk."""
+    if spec.rotational:
+        return None
+    if failing is not None and failing.kind == "worn":
+        return failing.endurance_used_pct
+    return 1 + _jitter(key, 4)
+
+
+# Self-tests a healthy drive logs under smartd's `-s (S/../.././02|L/../../6/03)`: a short test
+# the night before and an extended one a few days ago; a failing drive's last test read-failed.
+SHORT_HOURS_AGO = 9
+EXTENDED_HOURS_AGO = 105
+FAILED_LBA_DEFAULT = 120
+
+
+def _self_test_plan(hours: int, failing: FailingDiskSpec | None) -> list[tuple[bool, bool, int]]:
+    """(extended, passed, power-on hour) of each logged test, most recent first."""
+    tests = [
+        (False, True, max(0, hours - SHORT_HOURS_AGO)),
+        (True, True, max(0, hours - EXTENDED_HOURS_AGO)),
+    ]
+    if failing is not None and failing.kind == "selftest_failed":
+        tests.insert(0, (True, False, max(0, hours - 2)))
+    return tests
+
+
+def _ata_self_tests(hours: int, failing: FailingDiskSpec | None) -> dict[str, Any]:
+    table = []
+    for extended, passed, at in _self_test_plan(hours, failing):
+        row: dict[str, Any] = {
+            "type": {
+                "value": 2 if extended else 1,
+                "string": "Extended offline" if extended else "Short offline",
+            },
+            "status": (
+                {"value": 0, "string": "Completed without error", "passed": True}
+                if passed
+                else {
+                    "value": 121,
+                    "string": "Completed: read failure",
+                    "remaining_percent": 90,
+                    "passed": False,
+                }
+            ),
+            "lifetime_hours": at,
+        }
+        if not passed and failing is not None:
+            row["lba"] = failing.count
+        table.append(row)
+    errors = sum(1 for _, passed, _ in _self_test_plan(hours, failing) if not passed)
+    return {
+        "standard": {
+            "revision": 1,
+            "table": table,
+            "count": len(table),
+            "error_count_total": errors,
+            "error_count_outdated": 0,
+        }
+    }
+
+
+def _scsi_self_tests(hours: int, failing: FailingDiskSpec | None) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for index, (extended, passed, at) in enumerate(_self_test_plan(hours, failing)):
+        entry: dict[str, Any] = {
+            "code": {
+                "value": 2 if extended else 1,
+                "string": "Background long" if extended else "Background short",
+            },
+            "result": (
+                {"value": 0, "string": "Completed"}
+                if passed
+                else {"value": 7, "string": "Failed in segment -->"}
+            ),
+            "power_on_time": {"hours": at, "aka": "accumulated_power_on_hours"},
+        }
+        if not passed and failing is not None:
+            entry["failed_segment"] = {"value": 3, "aka": "self_test_number"}
+            entry["lba_first_failure"] = {"value": failing.count, "aka": "address_of_first_failure"}
+        found[f"scsi_self_test_{index}"] = entry
+    return found
+
+
+def _self_test_errors(failing: FailingDiskSpec | None) -> int:
+    """smartctl's exit status bit 7: the self-test log holds errors."""
+    return EXIT_SELF_TEST_ERRORS if _kind(failing) == "selftest_failed" else 0
+
+
 def sas_report(
     view: KernelView, disk: Disk, device: str, failing: FailingDiskSpec | None, at: datetime
 ) -> dict[str, Any]:
@@ -131,9 +239,11 @@ def sas_report(
     key = f"{disk.enclosure.name}/{disk.bay}"
     failed = failing is not None and failing.kind == "smart_failed"
     defects = failing.count if failing is not None and failing.kind == "grown_defects" else 0
+    hours = spec.power_on_hours + _jitter(key, 500)
+    status = (EXIT_DISK_FAILING if failed else 0) | _self_test_errors(failing)
     report: dict[str, Any] = {
         "json_format_version": [1, 0],
-        "smartctl": _tool(device, EXIT_DISK_FAILING if failed else 0),
+        "smartctl": _tool(device, status),
         "local_time": _local_time(at),
         "device": {
             "info_name": f"/dev/{device}",
@@ -159,10 +269,14 @@ def sas_report(
         "smart_support": {"available": True, "enabled": True},
         "smart_status": {"passed": not failed},
         "scsi_grown_defect_list": defects,
-        "temperature": {"current": spec.temperature_c + _jitter(key, 6), "drive_trip": 85},
-        "power_on_time": {"hours": spec.power_on_hours + _jitter(key, 500), "minutes": 12},
+        "temperature": {"current": _temperature(spec, key, failing), "drive_trip": SAS_TRIP_C},
+        "power_on_time": {"hours": hours, "minutes": 12},
         "scsi_error_counter_log": _error_counters(),
     }
+    used = _endurance_used(spec, key, failing)
+    if used is not None:
+        report["scsi_percentage_used_endurance_indicator"] = used
+    report.update(_scsi_self_tests(hours, failing))
     if failed:
         report["smart_status"]["scsi"] = {"asc": 93, "ascq": 16, "ie_string": "FAILURE PREDICTION"}
     for index in range(len(disk.ports)):
@@ -210,8 +324,9 @@ def sata_report(
     spec = disk.spec
     key = f"{disk.enclosure.name}/{disk.bay}"
     failed = failing is not None and failing.kind == "smart_failed"
-    reallocated = failing.count if failing is not None else 0
-    temperature = spec.temperature_c + _jitter(key, 6)
+    counted = failing is not None and failing.kind in ("smart_failed", "reallocated")
+    reallocated = failing.count if failing is not None and counted else 0
+    temperature = _temperature(spec, key, failing)
     hours = spec.power_on_hours + _jitter(key, 500)
     port = disk.ports[0]
     expander = next(e for e in disk.enclosure.expanders[port.io_module] if disk.bay in e.bay_phys)
@@ -234,7 +349,15 @@ def sata_report(
         _attribute(197, "Current_Pending_Sector", 100, 100, 0, reallocated // 4, False, ""),
         _attribute(198, "Offline_Uncorrectable", 100, 100, 0, 0, False, ""),
     ]
+    used = _endurance_used(spec, key, failing)
+    if used is not None:  # an Intel-style SSD: spare and life left, normalised
+        left = max(1, 100 - used)
+        table += [
+            _attribute(232, "Available_Reservd_Space", 100, 100, 10, 0, True, ""),
+            _attribute(233, "Media_Wearout_Indicator", left, left, 0, 0, False, ""),
+        ]
     status = EXIT_DISK_FAILING | EXIT_PREFAIL_BELOW_THRESHOLD if failed else 0
+    status |= _self_test_errors(failing)
     report: dict[str, Any] = {
         "json_format_version": [1, 0],
         "smartctl": _tool(device, status),
@@ -257,7 +380,12 @@ def sata_report(
         "ata_smart_attributes": {"revision": 16, "table": table},
         "power_on_time": {"hours": hours},
         "power_cycle_count": 41,
-        "temperature": {"current": temperature},
+        "temperature": {
+            "current": temperature,
+            "op_limit_max": SATA_OP_LIMIT_MAX_C,
+            "limit_max": SATA_LIMIT_MAX_C,
+        },
+        "ata_smart_self_test_log": _ata_self_tests(hours, failing),
     }
     if current is not None:
         report["interface_speed"]["current"] = _speed(current)

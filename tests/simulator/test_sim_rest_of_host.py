@@ -278,6 +278,11 @@ def test_nic_down_vanished_member_and_fc_linkdown(tmp_path: Path) -> None:
         ({"fc_port": [{"name": "a", "pci_address": "nope"}]}, "fc_port[0].pci_address"),
         ({"failing_disk": [{"enclosure": "SAS", "bay": 0, "kind": "reallocated"}]}, "kind"),
         ({"failing_disk": [{"enclosure": "X", "bay": 0, "kind": "smart_failed"}]}, "enclosure"),
+        ({"failing_disk": [{"enclosure": "SATA", "bay": 0, "kind": "worn"}]}, "kind"),
+        (
+            {"failing_disk": [{"enclosure": "SAS", "bay": 0, "kind": "hot", "temperature_c": 200}]},
+            "temperature_c",
+        ),
     ],
 )
 def test_errors_name_the_field(extra: dict[str, Any], field: str) -> None:

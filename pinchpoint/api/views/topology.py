@@ -26,7 +26,7 @@ from pinchpoint.api.views.maintenance import (
     slot_view,
 )
 from pinchpoint.model.findings import Finding, Severity
-from pinchpoint.model.health import DiskHealth
+from pinchpoint.model.health import DiskHealth, SelfTestOutcome
 from pinchpoint.model.histogram import LatencyHistogram
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.sas import Chain, Disk, Enclosure, Hba, HbaPort
@@ -174,6 +174,10 @@ class HealthBrief(BaseModel):
     uncorrected_errors: int | None = None
     reallocated_sectors: int | None = None
     pending_sectors: int | None = None
+    temperature_limit_c: int | None = None  # the drive's critical limit, else its warning one
+    endurance_used_pct: int | None = None  # SSDs: rated endurance used
+    last_self_test: str | None = None  # "Extended offline: Completed: read failure"
+    last_self_test_passed: bool | None = None
 
 
 class BayView(BaseModel):
@@ -574,7 +578,17 @@ def health_brief(health: DiskHealth | None) -> HealthBrief | None:
         brief.pending_sectors = health.ata.pending_sectors
     if health.nvme is not None:
         brief.uncorrected_errors = health.nvme.media_errors
+    brief.temperature_limit_c = health.temperature_critical_c or health.temperature_warning_c
+    brief.endurance_used_pct = health.endurance_used_pct
+    last = next((t for t in health.self_tests or [] if t.outcome in _DECISIVE), None)
+    if last is not None:
+        brief.last_self_test = f"{last.description}: {last.status}"
+        brief.last_self_test_passed = last.outcome is SelfTestOutcome.PASSED
     return brief
+
+
+# Self-test outcomes that say something of the medium (aborted and running ones do not).
+_DECISIVE = (SelfTestOutcome.PASSED, SelfTestOutcome.FAILED)
 
 
 def _health_by_disk(inventory: Inventory) -> dict[str, DiskHealth]:

@@ -32,6 +32,9 @@ from pinchpoint.model.health import (
     NvmeHealth,
     NvmeNamespace,
     ScsiHealth,
+    SelfTest,
+    SelfTestKind,
+    SelfTestOutcome,
     SmartctlExitFlag,
     SmartctlMessage,
 )
@@ -51,6 +54,22 @@ __all__ = [
 ATTR_REALLOCATED = 5  # Reallocated_Sector_Ct
 ATTR_PENDING = 197  # Current_Pending_Sector
 ATTR_OFFLINE_UNCORRECTABLE = 198  # Offline_Uncorrectable
+ATTR_RESERVED_SPACE = (232, "available_reservd_space")  # an SSD's spare: value vs threshold
+# SSD wear attributes whose normalised value is the life remaining, in % (100 = new). Both the
+# id and smartctl's name must match: the same ids mean other things on other drives (202 is
+# Exception_Mode_Status on Samsung PM883s).
+WEAR_ATTRIBUTES = {
+    233: "media_wearout_indicator",
+    177: "wear_leveling_count",
+    231: "ssd_life_left",
+    202: "percent_lifetime_remain",
+}
+# ATA device statistics (log 0x04, page 7): the standard endurance figure, used % directly.
+ENDURANCE_STATISTIC = "percentage used endurance indicator"
+
+# Drive temperatures outside this range are garbled or sentinel values, not readings.
+MIN_PLAUSIBLE_C = -40
+MAX_PLAUSIBLE_C = 150
 
 NO_FACTS_BITS = 0b11  # bit 0 (command line) or bit 1 (device open): the report holds no facts
 
@@ -58,6 +77,8 @@ _PROTOCOLS = {p.value.lower(): p for p in DiskProtocol}
 
 # `scsi_sas_port_0`: one port of a SAS disk (Protocol Specific Port log page).
 _SAS_PORT_KEY = re.compile(r"^scsi_sas_port_(\d+)$")
+# `scsi_self_test_0`: one entry of a SCSI drive's self-test log (0 = the most recent).
+_SCSI_SELF_TEST_KEY = re.compile(r"^scsi_self_test_(\d+)$")
 # `phy_0`: one phy within such a port.
 _PHY_KEY = re.compile(r"^phy_(\d+)$")
 # `phy enabled; 12 Gbps`, `phy enabled; 1.5 Gbps`: the negotiated rate (none when the phy is
@@ -220,6 +241,11 @@ def health_from_report(report: dict[str, Any], device: str) -> DiskHealth:
         temperature_c=_temperature(report, protocol),
         power_on_hours=_int(_obj(report.get("power_on_time")).get("hours")),
     )
+    health.temperature_warning_c, health.temperature_critical_c = _temperature_limits(
+        report, protocol
+    )
+    health.endurance_used_pct, health.endurance_source = _endurance(report, protocol)
+    health.self_tests = _self_tests(report, protocol)
     health.wwn = _wwn(report)
     if protocol is DiskProtocol.ATA:
         health.ata = _ata(report)
@@ -269,6 +295,13 @@ def _wwn(report: dict[str, Any]) -> str | None:
     return None
 
 
+def _plausible(celsius: int | None) -> int | None:
+    """A temperature a drive can have; a garbled or sentinel value (255, 65535, -128) is none."""
+    if celsius is None or not MIN_PLAUSIBLE_C <= celsius <= MAX_PLAUSIBLE_C:
+        return None
+    return celsius
+
+
 def _temperature(report: dict[str, Any], protocol: DiskProtocol | None) -> int | None:
     """`temperature.current`; SCSI devices without a temperature log page print 0 there."""
     current = _int(_obj(report.get("temperature")).get("current"))
@@ -277,9 +310,228 @@ def _temperature(report: dict[str, Any], protocol: DiskProtocol | None) -> int |
         for name, sensor in _obj(report.get("scsi_environmental_reports")).items():
             reading = _int(_obj(sensor).get("current"))
             if name.startswith("temperature") and reading:
-                return reading
+                return _plausible(reading)
         return None
-    return current
+    return _plausible(current)
+
+
+def _positive(value: Any) -> int | None:
+    """A limit in °C; 0 and below mean "not reported" (smartctl prints 0 for a missing trip)."""
+    number = _plausible(_int(value))
+    return number if number is not None and number > 0 else None
+
+
+def _temperature_limits(
+    report: dict[str, Any], protocol: DiskProtocol | None
+) -> tuple[int | None, int | None]:
+    """The drive's own (warning, critical) temperatures in °C.
+
+    SCSI: `temperature.drive_trip` (the informational-exceptions trip point) is critical.
+    ATA: SCT status `op_limit_max` (highest recommended operating temperature) is the warning,
+    `limit_max` (the absolute limit) critical; the SCT temperature history repeats them.
+    NVMe: WCTEMP / CCTEMP, `nvme_composite_temperature_threshold` (7.3: `temperature`'s
+    `op_limit_max` / `critical_limit_max`).
+    """
+    temp = _obj(report.get("temperature"))
+    if protocol is DiskProtocol.SCSI:
+        return None, _positive(temp.get("drive_trip"))
+    if protocol is DiskProtocol.NVME:
+        threshold = _obj(report.get("nvme_composite_temperature_threshold"))
+        warning = _positive(threshold.get("warning")) or _positive(temp.get("op_limit_max"))
+        critical = _positive(threshold.get("critical")) or _positive(temp.get("critical_limit_max"))
+        return warning, critical
+    history = _obj(_obj(report.get("ata_sct_temperature_history")).get("temperature"))
+    warning = _positive(temp.get("op_limit_max")) or _positive(history.get("op_limit_max"))
+    critical = _positive(temp.get("limit_max")) or _positive(history.get("limit_max"))
+    return warning, critical
+
+
+def _endurance(
+    report: dict[str, Any], protocol: DiskProtocol | None
+) -> tuple[int | None, str | None]:
+    """Endurance used in % and where it was read (see `DiskHealth.endurance_used_pct`)."""
+    if protocol is DiskProtocol.NVME:
+        used = _int(_obj(report.get("nvme_smart_health_information_log")).get("percentage_used"))
+        return (used, "NVMe percentage used") if used is not None else (None, None)
+    if protocol is DiskProtocol.SCSI:
+        used = _int(report.get("scsi_percentage_used_endurance_indicator"))
+        if used is not None:
+            return used, "SCSI percentage used endurance indicator"
+        return None, None
+    if protocol is not DiskProtocol.ATA:
+        return None, None
+    pages = _obj(report.get("ata_device_statistics")).get("pages")
+    for page in pages if isinstance(pages, list) else []:
+        rows = _obj(page).get("table")
+        for row in rows if isinstance(rows, list) else []:
+            row = _obj(row)
+            if (_str(row.get("name")) or "").lower() != ENDURANCE_STATISTIC:
+                continue
+            if _bool(_obj(row.get("flags")).get("valid")) is False:
+                continue
+            used = _int(row.get("value"))
+            if used is not None and used >= 0:
+                return used, "device statistics: Percentage Used Endurance Indicator"
+    table = _obj(report.get("ata_smart_attributes")).get("table")
+    for row in table if isinstance(table, list) else []:
+        row = _obj(row)
+        ident, name = _int(row.get("id")), _str(row.get("name"))
+        if ident not in WEAR_ATTRIBUTES or name is None or _key(name) != WEAR_ATTRIBUTES[ident]:
+            continue
+        left = _int(row.get("value"))
+        if left is not None and 0 <= left <= 100:
+            return 100 - left, f"attribute {ident} {name} (normalised {left} = life left %)"
+    return None, None
+
+
+# --- self-test logs -------------------------------------------------------------------------------
+
+# ATA self-test status, high nibble: 0 completed, 1–2 aborted or interrupted, 3–8 a failure,
+# 15 in progress (ATA8-ACS; smartctl's ataprint.cpp). SCSI result (SPC-4 self-test results log):
+# 0 completed, 1–2 aborted, 3–7 failed, 15 in progress. NVMe (base spec, Device Self-test
+# Status): 0 completed, 5–7 failed, other values aborted.
+_ATA_FAILED = range(3, 9)
+_SCSI_FAILED = range(3, 8)
+_NVME_FAILED = range(5, 8)
+IN_PROGRESS_CODE = 15
+
+
+def _test_kind(description: str) -> SelfTestKind:
+    words = description.lower()
+    for word, kind in (
+        ("short", SelfTestKind.SHORT),
+        ("extended", SelfTestKind.EXTENDED),
+        ("long", SelfTestKind.EXTENDED),
+        ("conveyance", SelfTestKind.CONVEYANCE),
+        ("selective", SelfTestKind.SELECTIVE),
+        ("vendor", SelfTestKind.VENDOR),
+        ("offline", SelfTestKind.OFFLINE),
+    ):
+        if word in words:
+            return kind
+    return SelfTestKind.OTHER
+
+
+def _outcome(code: int | None, passed: bool | None, failed: range) -> SelfTestOutcome:
+    if code == IN_PROGRESS_CODE:
+        return SelfTestOutcome.IN_PROGRESS
+    if passed is not None:
+        return SelfTestOutcome.PASSED if passed else SelfTestOutcome.FAILED
+    if code == 0:
+        return SelfTestOutcome.PASSED
+    if code in failed:
+        return SelfTestOutcome.FAILED
+    return SelfTestOutcome.ABORTED
+
+
+def _lba(value: Any) -> int | None:
+    return _int(value) if not isinstance(value, dict) else _int(value.get("value"))
+
+
+def _ata_self_tests(log: dict[str, Any]) -> list[SelfTest] | None:
+    """The extended (GP) log where smartctl read one, else the standard (SMART) log."""
+    for name in ("extended", "standard"):
+        part = _obj(log.get(name))
+        if not part:
+            continue
+        tests = []
+        rows = part.get("table")
+        for row in rows if isinstance(rows, list) else []:
+            row = _obj(row)
+            kind, status = _obj(row.get("type")), _obj(row.get("status"))
+            description = _str(kind.get("string")) or "self-test"
+            code = _int(status.get("value"))
+            tests.append(
+                SelfTest(
+                    kind=_test_kind(description),
+                    description=description,
+                    outcome=_outcome(
+                        code >> 4 if code is not None else None,
+                        _bool(status.get("passed")),
+                        _ATA_FAILED,
+                    ),
+                    status=_str(status.get("string")) or f"status {code}",
+                    power_on_hours=_int(row.get("lifetime_hours")),
+                    failing_lba=_lba(row.get("lba")),
+                )
+            )
+        return tests
+    return None
+
+
+def _scsi_result_code(words: str) -> int | None:
+    """The result code from smartctl's words, for builds that print only the words."""
+    lowered = words.lower()
+    if lowered == "completed":
+        return 0
+    if "progress" in lowered:
+        return IN_PROGRESS_CODE
+    if "fail" in lowered or "error" in lowered:
+        return _SCSI_FAILED.start
+    return None
+
+
+def _scsi_self_tests(report: dict[str, Any]) -> list[SelfTest] | None:
+    numbered = sorted(
+        (int(m.group(1)), _obj(v)) for k, v in report.items() if (m := _SCSI_SELF_TEST_KEY.match(k))
+    )
+    if not numbered:
+        return None
+    tests = []
+    for _, row in numbered:
+        kind, result = _obj(row.get("code")), _obj(row.get("result"))
+        description = _str(kind.get("string")) or "self-test"
+        status = _str(result.get("string")) or f"result {_int(result.get('value'))}"
+        code = _int(result.get("value"))
+        if code is None:
+            code = _scsi_result_code(status)
+        tests.append(
+            SelfTest(
+                kind=_test_kind(description),
+                description=description,
+                outcome=_outcome(code, None, _SCSI_FAILED),
+                status=status,
+                power_on_hours=_int(_obj(row.get("power_on_time")).get("hours")),
+                failing_lba=_lba(row.get("lba_first_failure")),
+            )
+        )
+    return tests
+
+
+def _nvme_self_tests(log: dict[str, Any]) -> list[SelfTest] | None:
+    rows = log.get("table")
+    if not isinstance(rows, list):
+        return None
+    tests = []
+    for row in rows:
+        row = _obj(row)
+        kind, result = _obj(row.get("self_test_code")), _obj(row.get("self_test_result"))
+        code = _int(result.get("value"))
+        description = _str(kind.get("string")) or "self-test"
+        tests.append(
+            SelfTest(
+                kind=_test_kind(description),
+                description=description,
+                outcome=_outcome(code, None, _NVME_FAILED),
+                status=_str(result.get("string")) or f"result {code}",
+                power_on_hours=_int(row.get("power_on_hours")),
+                failing_lba=_lba(row.get("lba")),
+            )
+        )
+    return tests
+
+
+def _self_tests(report: dict[str, Any], protocol: DiskProtocol | None) -> list[SelfTest] | None:
+    """The self-test log, most recent first; None when the report has none."""
+    if protocol is DiskProtocol.ATA:
+        log = _obj(report.get("ata_smart_self_test_log"))
+        return _ata_self_tests(log) if log else None
+    if protocol is DiskProtocol.SCSI:
+        return _scsi_self_tests(report)
+    if protocol is DiskProtocol.NVME:
+        log = _obj(report.get("nvme_self_test_log"))
+        return _nvme_self_tests(log) if log else None
+    return None
 
 
 # --- ATA ------------------------------------------------------------------------------------------
@@ -329,6 +581,12 @@ def _ata(report: dict[str, Any]) -> AtaHealth:
             ata.pending_sectors = raw
         elif ident == ATTR_OFFLINE_UNCORRECTABLE:
             ata.offline_uncorrectable = raw
+        elif (
+            ident == ATTR_RESERVED_SPACE[0]
+            and _key(_str(row.get("name")) or "") == (ATTR_RESERVED_SPACE[1])
+        ):
+            ata.reserved_space_pct = _int(row.get("value"))
+            ata.reserved_space_threshold_pct = _int(row.get("thresh"))
         when = (_str(row.get("when_failed")) or "").lower()
         if when in ("now", "past"):
             failure = AttributeFailure(when)

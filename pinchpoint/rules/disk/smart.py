@@ -1,9 +1,10 @@
-"""SMART verdicts the disk rules share: a disk that fails now, and the counters of media wear."""
+"""SMART verdicts the disk rules share: a disk that fails now, the counters of media wear, the
+last self-test that ran to the end."""
 
 from __future__ import annotations
 
 from pinchpoint.model.findings import Fact
-from pinchpoint.model.health import DiskHealth
+from pinchpoint.model.health import DiskHealth, SelfTest, SelfTestOutcome
 from pinchpoint.rules.base import Limits
 
 
@@ -13,6 +14,12 @@ def failed_now(health: DiskHealth) -> bool:
         return False
     failing_now = bool(health.ata and health.ata.failing_now)
     return health.smart_passed is False or failing_now
+
+
+def last_verdict(tests: list[SelfTest]) -> SelfTest | None:
+    """The most recent self-test that passed or failed (aborted and running ones say nothing)."""
+    decisive = (SelfTestOutcome.PASSED, SelfTestOutcome.FAILED)
+    return next((t for t in tests if t.outcome in decisive), None)
 
 
 def wear_facts(health: DiskHealth, limits: Limits | None) -> list[Fact]:
@@ -49,7 +56,4 @@ def wear_facts(health: DiskHealth, limits: Limits | None) -> list[Fact]:
             Fact(name="critical warning", value=w.value.replace("_", " "))
             for w in health.nvme.critical_warnings
         ]
-        used = health.nvme.percentage_used
-        if used is not None and used >= 100:
-            found.append(Fact(name="life used", value=used, unit="%"))
     return found

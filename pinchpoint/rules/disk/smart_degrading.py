@@ -47,7 +47,8 @@ RULE = Rule(
     doc=(
         "A disk may pass SMART while its media wears: a grown defect list (SAS), reallocated, "
         "pending or offline-uncorrectable sectors (ATA attributes 5, 197, 198), uncorrected "
-        "errors, NVMe media errors or critical warnings, or life used past 100 %. Such disks "
+        "errors, NVMe media errors or critical warnings (endurance used is "
+        "`disk.ssd.worn`). Such disks "
         "retry and remap, and their slow I/Os hurt a whole pool. Disks already failing are "
         "reported by `disk.smart.failed` alone."
     ),

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pinchpoint.model.findings import Evidence, Fact, Severity
-from pinchpoint.model.health import SmartctlExitFlag
+from pinchpoint.model.health import SelfTestOutcome, SmartctlExitFlag
 from pinchpoint.naming import health_disk_ref
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext
-from pinchpoint.rules.disk.smart import failed_now, wear_facts
+from pinchpoint.rules.disk.smart import failed_now, last_verdict, wear_facts
 
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
@@ -33,6 +33,14 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
             facts.append(Fact(name=f"{attribute.name} value", value=attribute.value))
             facts.append(Fact(name=f"{attribute.name} threshold", value=attribute.threshold))
         facts += wear_facts(health, None)
+        if health.endurance_used_pct is not None:
+            facts.append(Fact(name="endurance used", value=health.endurance_used_pct, unit="%"))
+        last = last_verdict(health.self_tests or [])
+        if last is not None and last.outcome is SelfTestOutcome.FAILED:
+            reasons.append(f"its last self-test ({last.description}) failed: {last.status}")
+            facts.append(Fact(name="last self-test", value=last.status))
+            if last.failing_lba is not None:
+                facts.append(Fact(name="first failing LBA", value=last.failing_lba))
         yield Hit(
             entity=ref,
             title=f"{ref.name}: SMART says the disk is failing",
@@ -59,6 +67,8 @@ RULE = Rule(
         "smartctl's overall assessment (`smart_status.passed` false, exit status bit 3) or an "
         "ATA attribute whose normalised value is at or below the vendor's threshold now "
         '(`when_failed` "now") means the drive itself predicts its failure. NVMe drives fail '
-        "the assessment when a critical warning bit is set."
+        "the assessment when a critical warning bit is set. A failed self-test or the endurance "
+        "used of such a disk is part of this finding (not also `disk.selftest.failed` or "
+        "`disk.ssd.worn`)."
     ),
 )

@@ -39,8 +39,12 @@ class FailingDiskSpec(SpecModel):
 
     enclosure: str
     bay: int = Field(ge=0)
-    kind: Literal["grown_defects", "reallocated", "smart_failed"]
+    kind: Literal["grown_defects", "reallocated", "smart_failed", "hot", "selftest_failed", "worn"]
     count: int = Field(default=120, ge=0)
+    # "hot": the drive's reading (default: 20 °C above the enclosure's disks).
+    temperature_c: int | None = Field(default=None, ge=-40, le=150)
+    # "worn": the SSD's endurance used, % (default 90).
+    endurance_used_pct: int = Field(default=90, ge=0, le=255)
 
 
 LaneState = Literal["Unknown", "Phy disabled"]

@@ -151,6 +151,8 @@ def _check_failing(spec: HostSpec, enclosures: dict[str, EnclosureSpec]) -> None
             raise ValueError(f"{where}.kind: reallocated is ATA; use grown_defects")
         if not enclosure.disk.smart:
             raise ValueError(f"{where}: enclosure {failing.enclosure!r} has disk.smart = false")
+        if failing.kind == "worn" and enclosure.disk.rotational:
+            raise ValueError(f"{where}.kind: worn needs SSDs (disk.rotational = false)")
 
 
 def _check_lanes(

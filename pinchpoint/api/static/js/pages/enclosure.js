@@ -203,6 +203,9 @@ function drawBay(root, view, bay) {
   if (health?.uncorrected_errors != null) facts.push(["Uncorrected errors", number(health.uncorrected_errors)]);
   if (health?.reallocated_sectors != null) facts.push(["Reallocated sectors", number(health.reallocated_sectors)]);
   if (health?.pending_sectors != null) facts.push(["Pending sectors", number(health.pending_sectors)]);
+  if (health?.temperature_limit_c != null) facts.push(["Drive's temperature limit", `${health.temperature_limit_c} °C`]);
+  if (health?.endurance_used_pct != null) facts.push(["Endurance used", `${health.endurance_used_pct} %`]);
+  if (health?.last_self_test != null) facts.push(["Last self-test", health.last_self_test_passed === false ? [badge("critical", health.last_self_test)] : health.last_self_test]);
   if (f?.queue_per_disk != null) facts.push(["Load", `q ${number(f.queue_per_disk, 1)} · ${number(f.iops)} IOPS · p99 ${ms(f.p99_ms)}`]);
   fill(
     slot(root, "bay"),

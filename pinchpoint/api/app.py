@@ -17,7 +17,7 @@ from pinchpoint import __version__
 from pinchpoint.api import web
 from pinchpoint.api.allow import AllowedMethods
 from pinchpoint.api.heavy import HeavyLimit
-from pinchpoint.api.limits import BodyLimit
+from pinchpoint.api.limits import BodyLimit, JsonDepthLimit
 from pinchpoint.api.problems import Problem, install_problem_handlers
 from pinchpoint.api.routes import (
     findings,
@@ -129,6 +129,7 @@ def create_app(service: Service, *, manage: bool = True, first_sweep: bool = Tru
     app.state.heavy = HeavyLimit()  # slots for heavy routes (api/heavy.py)
     install_problem_handlers(app)
     app.add_middleware(AllowedMethods)
+    app.add_middleware(JsonDepthLimit)  # inside BodyLimit: the body it measures is capped
     app.add_middleware(
         BodyLimit,
         default_bytes=service.settings.max_body_bytes,

@@ -16,6 +16,7 @@ from fastapi.openapi.utils import get_openapi
 from pinchpoint import __version__
 from pinchpoint.api import web
 from pinchpoint.api.allow import AllowedMethods
+from pinchpoint.api.browser_safety import AllowedHosts, SecurityHeaders
 from pinchpoint.api.heavy import HeavyLimit
 from pinchpoint.api.limits import BodyLimit, JsonDepthLimit
 from pinchpoint.api.problems import Problem, install_problem_handlers
@@ -135,6 +136,8 @@ def create_app(service: Service, *, manage: bool = True, first_sweep: bool = Tru
         default_bytes=service.settings.max_body_bytes,
         upload_bytes=service.settings.max_upload_bytes,
     )
+    app.add_middleware(AllowedHosts, allowed=service.settings.resolved_allowed_hosts())
+    app.add_middleware(SecurityHeaders)  # outermost: on every answer, refusals included
     app.openapi = lambda: documented_openapi(app)  # type: ignore[method-assign]
     for module in (
         health,

@@ -23,11 +23,13 @@ HERE = Path(__file__).parent
 STATIC_DIR = HERE / "static"
 TEMPLATES_DIR = HERE / "templates"
 
-# What the pages may load: only this origin; inline style attributes for the charts' tooltips.
+# What the pages may load: only this origin, no inline script; style attributes (the charts'
+# tooltips are HTML with inline styles) but no inline style elements; never framed.
 CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data:; connect-src 'self'; frame-src 'self'; object-src 'none'; "
-    "base-uri 'none'; form-action 'self'; frame-ancestors 'self'"
+    "default-src 'self'; script-src 'self'; style-src 'self'; style-src-elem 'self'; "
+    "style-src-attr 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; "
+    "frame-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'"
 )
 
 # Path → page name: each page's skeleton is a template of the same name under pages/.
@@ -54,12 +56,21 @@ router.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 templates = Jinja2Templates(directory=TEMPLATES_DIR)
 
 
+def static_path(request: Request, path: str) -> str:
+    """The path of a static asset, from this server's own root path (its configuration), never
+    from a request header: `url_for` would make `http://<Host header>/static/…`, so a forged Host
+    would choose where the page's scripts come from."""
+    root = str(request.scope.get("root_path", "")).rstrip("/")
+    return f"{root}/static/{path}"
+
+
 def _shell(request: Request, service: ServiceDep, page: str) -> Response:
     """The application shell, opened at `page`."""
     response = templates.TemplateResponse(
         request,
         "shell.html",
         {
+            "static": lambda path: static_path(request, path),
             "page": page,
             "pages": sorted(set(PAGES.values())),
             "navigation": NAVIGATION,

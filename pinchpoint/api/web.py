@@ -9,6 +9,8 @@ LEDs is asked for once and kept in the page's memory only.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from pathlib import Path
 
 from fastapi import APIRouter, Request, Response
@@ -23,10 +25,27 @@ HERE = Path(__file__).parent
 STATIC_DIR = HERE / "static"
 TEMPLATES_DIR = HERE / "templates"
 
+REPORT_TEMPLATE = Path(__file__).parent.parent / "report" / "templates" / "report.html.j2"
+
+
+def inline_style_hash(template: Path) -> str:
+    """The CSP source of the one `<style>` element of an HTML template (`'sha256-…'`), or ""
+    when it has none: the Reports page shows the HTML report in a sandboxed `srcdoc` frame,
+    which keeps this page's policy, so the report's own style block is allowed by its hash."""
+    text = template.read_text(encoding="utf-8")
+    if "<style>" not in text or "</style>" not in text:
+        return ""
+    css = text.split("<style>", 1)[1].split("</style>", 1)[0]
+    digest = base64.b64encode(hashlib.sha256(css.encode("utf-8")).digest()).decode("ascii")
+    return f"'sha256-{digest}'"
+
+
 # What the pages may load: only this origin, no inline script; style attributes (the charts'
-# tooltips are HTML with inline styles) but no inline style elements; never framed.
+# tooltips are HTML with inline styles) and the HTML report's style block, no other inline
+# style; never framed.
 CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; style-src-elem 'self'; "
+    "default-src 'self'; script-src 'self'; style-src 'self'; "
+    f"style-src-elem 'self' {inline_style_hash(REPORT_TEMPLATE)}; "
     "style-src-attr 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; "
     "frame-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
     "frame-ancestors 'none'"

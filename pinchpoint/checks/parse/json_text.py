@@ -25,6 +25,7 @@ MAX_JSON_DEPTH = 64
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
 _NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
 _CHUNK = 65536
+_ONE_KIND = bytes.maketrans(b"{}", b"[]")
 _STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 
 
@@ -47,8 +48,9 @@ def _deepest(brackets: bytes, stop_above: int | None = None) -> int:
     steps = array("b", brackets.translate(_STEPS))  # +1 for an opening bracket, -1 a closing
     deepest = depth = 0
     for start in range(0, len(steps), _CHUNK):
-        levels = list(accumulate(steps[start : start + _CHUNK], initial=depth))
-        deepest, depth = max(deepest, max(levels)), levels[-1]
+        chunk = steps[start : start + _CHUNK]
+        deepest = max(deepest, max(accumulate(chunk, initial=depth)))
+        depth += sum(chunk)
         if stop_above is not None and deepest > stop_above:
             break
     return deepest
@@ -61,12 +63,33 @@ def json_depth(data: str | bytes) -> int:
 
 
 def json_too_deep(data: str | bytes, limit: int = MAX_JSON_DEPTH) -> bool:
-    """Whether `data` nests deeper than `limit` (cheap when it holds few brackets)."""
+    """Whether `data` nests deeper than `limit` (cheap when it holds few brackets).
+
+    Before the brackets are walked one by one, adjacent pairs (`[]`, `{}`, once all brackets are
+    made one kind) are removed in a few `bytes.replace` passes: each pass lowers the deepest level
+    by at most one, so after `k` passes the depth lies between the remainder's and the remainder's
+    plus `k`; only when that leaves the answer open is the whole text walked."""
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     if raw.count(b"[") + raw.count(b"{") <= limit:
         return False
     brackets = _brackets(raw)
-    return len(brackets) > limit and _deepest(brackets, stop_above=limit) > limit
+    if len(brackets) <= limit:
+        return False
+    remainder, passes = brackets.translate(_ONE_KIND), 0
+    while passes < limit // 2:
+        shorter = remainder.replace(b"[]", b"")
+        removed = len(remainder) - len(shorter)
+        if not removed:
+            break
+        remainder, passes = shorter, passes + 1
+        if removed * 4 < len(remainder) + removed:  # less than a quarter went: walk the rest
+            break
+    deepest = _deepest(remainder, stop_above=limit)
+    if deepest > limit:
+        return True
+    if deepest + passes <= limit:
+        return False
+    return _deepest(brackets, stop_above=limit) > limit
 
 
 def loads_bounded(data: str | bytes, limit: int = MAX_JSON_DEPTH) -> Any:

@@ -83,3 +83,10 @@ def test_depth_before_decoding_is_the_depth_decoded(value: Any) -> None:
     assert json_depth(text) == _depth(value)
     assert json_depth(text.encode()) == _depth(value)
     assert json_too_deep(text, 2) == (_depth(value) > 2)
+
+
+@given(st.text(alphabet='[]{}"\\a', max_size=300), st.integers(min_value=0, max_value=8))
+def test_the_quick_answer_is_the_walked_one_on_any_text(text: str, limit: int) -> None:
+    """The pair-removing shortcut of `json_too_deep` agrees with the depth walked bracket by
+    bracket, on balanced and unbalanced text alike."""
+    assert json_too_deep(text, limit) == (json_depth(text) > limit)

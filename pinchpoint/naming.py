@@ -404,3 +404,74 @@ def iscsi_lun_ref(wwid: str, lun: int | None, targets: list[str]) -> EntityRef:
     return EntityRef(
         kind=EntityKind.LUN, id=iscsi_lun_id(wwid), name=iscsi_lun_name(wwid, lun, targets)
     )
+
+
+# --- host names from outside, and the file names made from them ------------------------------
+#
+# A host name arrives from other machines (a fleet push, an uploaded snapshot's manifest) and is
+# stored as data. Where one names a file (the daily reports), the file name is `host_token`'s,
+# never the name itself: `../../../etc/cron.d/x` must not become a path.
+
+HOST_NAME_MAX = 253  # RFC 1123: at most 253 characters, dot-separated labels of 1-63
+_HOST_LABEL = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?")
+_TOKEN_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
+TOKEN_PART_BYTES = 120  # one path component of a token, far below any file system's 255
+EMPTY_HOST_TOKEN = "~"  # `~` is always escaped in a token, so it names the empty name alone
+_TOKEN_UNIT = re.compile(r"%[0-9A-F]{2}|[A-Za-z0-9._-]")
+_TOKEN_PART = re.compile(r"(?:%[0-9A-F]{2}|[A-Za-z0-9_-])(?:%[0-9A-F]{2}|[A-Za-z0-9._-])*")
+
+
+def host_name_problem(name: str) -> str | None:
+    """Why `name` cannot be taken as a host name from another machine, or None when it can:
+    1-253 characters, dot-separated labels of 1-63 letters, digits, `-` (not first or last)
+    and `_` (seen on real hosts, though RFC 1123 has none)."""
+    shown = ascii(name[:64]) + ("..." if len(name) > 64 else "")
+    if not name:
+        return "a host name is needed"
+    if len(name) > HOST_NAME_MAX:
+        return f"host name {shown} is {len(name)} characters long (at most {HOST_NAME_MAX})"
+    for label in name.split("."):
+        if not _HOST_LABEL.fullmatch(label):
+            return (
+                f"host name {shown}: a host name is dot-separated labels of 1-63 letters, "
+                "digits, '-' and '_'"
+            )
+    return None
+
+
+def host_token(name: str) -> str:
+    """A token for host `name` that is safe as a relative path and maps back to the name
+    (`host_from_token`): the name's UTF-8 percent-encoded except for `A-Z a-z 0-9 . _ -`, cut
+    into components of at most `TOKEN_PART_BYTES` joined by `/`, with a `.` that would begin
+    a component encoded too (no component is `.`, `..` or hidden). Distinct names give distinct
+    tokens; any `str` round-trips, lone surrogates included. `store01.example.com` is its own
+    token; the empty name is `~`."""
+    if not name:
+        return EMPTY_HOST_TOKEN
+    parts: list[str] = []
+    current = ""
+    for byte in name.encode("utf-8", "surrogatepass"):
+        unit = chr(byte) if byte in _TOKEN_SAFE and not (byte == 0x2E and not current) else ""
+        if not unit:
+            unit = f"%{byte:02X}"
+        if len(current) + len(unit) > TOKEN_PART_BYTES:
+            parts.append(current)
+            current = "%2E" if unit == "." else unit
+        else:
+            current += unit
+    parts.append(current)
+    return "/".join(parts)
+
+
+def host_from_token(token: str) -> str:
+    """The host name `host_token` made `token` from; ValueError for text it cannot have made."""
+    if token == EMPTY_HOST_TOKEN:
+        return ""
+    pieces = token.split("/")
+    if not all(_TOKEN_PART.fullmatch(p) for p in pieces):
+        raise ValueError(f"{token[:64]!a} is not a host token")
+    raw = bytearray()
+    for piece in pieces:
+        for unit in _TOKEN_UNIT.findall(piece):
+            raw += bytes([int(unit[1:], 16)]) if unit.startswith("%") else unit.encode("ascii")
+    return raw.decode("utf-8", "surrogatepass")

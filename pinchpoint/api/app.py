@@ -16,8 +16,9 @@ from fastapi.openapi.utils import get_openapi
 from pinchpoint import __version__
 from pinchpoint.api import web
 from pinchpoint.api.allow import AllowedMethods
+from pinchpoint.api.browser_safety import AllowedHosts, SecurityHeaders
 from pinchpoint.api.heavy import HeavyLimit
-from pinchpoint.api.limits import BodyLimit
+from pinchpoint.api.limits import BodyLimit, JsonDepthLimit
 from pinchpoint.api.problems import Problem, install_problem_handlers
 from pinchpoint.api.routes import (
     findings,
@@ -102,8 +103,87 @@ def documented_openapi(app: FastAPI) -> dict[str, Any]:
                 body["application/json"] = {
                     "schema": {"$ref": "#/components/schemas/HistogramUpload"}
                 }
+    _add_links(schema)
     app.openapi_schema = schema
     return schema
+
+
+# OpenAPI links: which answer gives the parameters of which operation (a created mute's id to
+# lift it, a listed report's id to read it, a listed disk to show it). Clients can follow them;
+# schemathesis's stateful phase chains operations along them (tests/api/test_openapi_fuzz.py).
+LINKS: tuple[tuple[str, str, str, str, str, dict[str, str]], ...] = (
+    (
+        "/v1/mutes",
+        "post",
+        "201",
+        "/v1/mutes/{mute_id}",
+        "delete",
+        {"mute_id": "$response.body#/id"},
+    ),
+    (
+        "/v1/mutes",
+        "get",
+        "200",
+        "/v1/mutes/{mute_id}",
+        "delete",
+        {"mute_id": "$response.body#/0/id"},
+    ),
+    (
+        "/v1/reports",
+        "get",
+        "200",
+        "/v1/reports/{report_id}",
+        "get",
+        {"report_id": "$response.body#/items/0/id"},
+    ),
+    (
+        "/v1/reports",
+        "get",
+        "200",
+        "/v1/reports/{a}/diff/{b}",
+        "get",
+        {"a": "$response.body#/items/1/id", "b": "$response.body#/items/0/id"},
+    ),
+    ("/v1/rules", "get", "200", "/v1/rules/{rule_id}", "get", {"rule_id": "$response.body#/0/id"}),
+    (
+        "/v1/inventory/disks",
+        "get",
+        "200",
+        "/v1/inventory/disks/{disk_id}",
+        "get",
+        {"disk_id": "$response.body#/items/0/id"},
+    ),
+    (
+        "/v1/inventory/enclosures",
+        "get",
+        "200",
+        "/v1/inventory/enclosures/{enclosure_id}",
+        "get",
+        {"enclosure_id": "$response.body#/0/id"},
+    ),
+    (
+        "/v1/checks",
+        "post",
+        "202",
+        "/v1/checks/{sweep_id}",
+        "get",
+        {"sweep_id": "$response.body#/id"},
+    ),
+)
+
+
+def _add_links(schema: dict[str, Any]) -> None:
+    paths = schema.get("paths", {})
+    for source, method, status, target, target_method, parameters in LINKS:
+        response = paths.get(source, {}).get(method, {}).get("responses", {}).get(status)
+        operation = paths.get(target, {}).get(target_method)
+        if response is None or operation is None:
+            continue
+        name = operation["operationId"]
+        response.setdefault("links", {})[name] = {
+            "operationId": name,
+            "parameters": parameters,
+        }
 
 
 def create_app(service: Service, *, manage: bool = True, first_sweep: bool = True) -> FastAPI:
@@ -129,11 +209,14 @@ def create_app(service: Service, *, manage: bool = True, first_sweep: bool = Tru
     app.state.heavy = HeavyLimit()  # slots for heavy routes (api/heavy.py)
     install_problem_handlers(app)
     app.add_middleware(AllowedMethods)
+    app.add_middleware(JsonDepthLimit)  # inside BodyLimit: the body it measures is capped
     app.add_middleware(
         BodyLimit,
         default_bytes=service.settings.max_body_bytes,
         upload_bytes=service.settings.max_upload_bytes,
     )
+    app.add_middleware(AllowedHosts, allowed=service.settings.resolved_allowed_hosts())
+    app.add_middleware(SecurityHeaders)  # outermost: on every answer, refusals included
     app.openapi = lambda: documented_openapi(app)  # type: ignore[method-assign]
     for module in (
         health,

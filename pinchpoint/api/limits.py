@@ -1,11 +1,13 @@
-"""A ceiling on request bodies, enforced before a route reads them: by `Content-Length` when
-the client sends it, and by counting while the body streams in when it does not."""
+"""Ceilings on request bodies, enforced before a route reads them: their size (by `Content-Length`
+when the client sends it, and by counting while the body streams in when it does not) and the
+nesting depth of JSON bodies."""
 
 from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pinchpoint.api.problems import BodyTooLargeError, problem_response
+from pinchpoint.checks.parse.json_text import MAX_JSON_DEPTH, json_too_deep
 
 
 class BodyLimit:
@@ -75,3 +77,54 @@ class BodyLimit:
                     413, f"the body may hold at most {limit:,} bytes", "body-too-large"
                 )
                 await response(scope, receive, send)
+
+
+def _declares_json(scope: Scope) -> bool:
+    for name, value in scope.get("headers", []):
+        if name == b"content-type":
+            media: bytes = value.split(b";", 1)[0].strip().lower()
+            return media == b"application/json" or media.endswith(b"+json")
+    return False
+
+
+class JsonDepthLimit:
+    """ASGI middleware: a JSON body nested deeper than `max_depth` is answered with 400 before
+    any route decodes it (the decoder and the validators recurse once per level: 100,000 `[`
+    would raise `RecursionError` inside them). Runs inside `BodyLimit`, so the body it holds
+    in memory to measure is already capped."""
+
+    def __init__(self, app: ASGIApp, max_depth: int = MAX_JSON_DEPTH) -> None:
+        self.app = app
+        self.max_depth = max_depth
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not _declares_json(scope):
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # the client went away
+                return
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        if json_too_deep(body, self.max_depth):
+            response = problem_response(
+                400,
+                f"body: the JSON nests deeper than {self.max_depth} levels",
+                "json-too-deep",
+            )
+            await response(scope, receive, send)
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)

@@ -7,21 +7,40 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator
 
+# The moments a query or a body may name. Narrower than what `datetime` holds, so that the
+# arithmetic the routes and the store do with them (a default window of an hour, a year's
+# range, a time zone offset) cannot leave `datetime`'s range (OverflowError, a 500 before).
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(9000, 1, 1, tzinfo=UTC)
+
 
 def _iso_datetime(value: Any) -> Any:
     """Accept ISO 8601 text (and datetimes), not the bare numbers pydantic would read as epoch
-    seconds: `until=0.5` is a mistake, not 1970."""
+    seconds: `until=0.5` is a mistake, not 1970. A moment without a time zone is UTC; the
+    result is in UTC, between `EARLIEST` and `LATEST`."""
     if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
-    if not isinstance(value, str):
+        moment = value
+    elif not isinstance(value, str):
         raise ValueError("give a date and time in ISO 8601, e.g. 2026-11-22T10:00:00Z")
+    else:
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(
+                f"{value[:64]!r} is not an ISO 8601 date and time (e.g. 2026-11-22T10:00:00Z)"
+            ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
     try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
+        utc = moment.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00+01:00 has no UTC
+        utc = None
+    if utc is None or not EARLIEST <= utc <= LATEST:
         raise ValueError(
-            f"{value!r} is not an ISO 8601 date and time (e.g. 2026-11-22T10:00:00Z)"
-        ) from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+            f"must lie between {EARLIEST:%Y-%m-%d} and {LATEST:%Y-%m-%d} (UTC), not "
+            f"{moment.isoformat()}"
+        )
+    return utc
 
 
 IsoDatetime = Annotated[datetime, BeforeValidator(_iso_datetime)]

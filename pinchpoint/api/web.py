@@ -9,6 +9,8 @@ LEDs is asked for once and kept in the page's memory only.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from pathlib import Path
 
 from fastapi import APIRouter, Request, Response
@@ -23,11 +25,30 @@ HERE = Path(__file__).parent
 STATIC_DIR = HERE / "static"
 TEMPLATES_DIR = HERE / "templates"
 
-# What the pages may load: only this origin; inline style attributes for the charts' tooltips.
+REPORT_TEMPLATE = Path(__file__).parent.parent / "report" / "templates" / "report.html.j2"
+
+
+def inline_style_hash(template: Path) -> str:
+    """The CSP source of the one `<style>` element of an HTML template (`'sha256-…'`), or ""
+    when it has none: the Reports page shows the HTML report in a sandboxed `srcdoc` frame,
+    which keeps this page's policy, so the report's own style block is allowed by its hash."""
+    text = template.read_text(encoding="utf-8")
+    if "<style>" not in text or "</style>" not in text:
+        return ""
+    css = text.split("<style>", 1)[1].split("</style>", 1)[0]
+    digest = base64.b64encode(hashlib.sha256(css.encode("utf-8")).digest()).decode("ascii")
+    return f"'sha256-{digest}'"
+
+
+# What the pages may load: only this origin, no inline script; style attributes (the charts'
+# tooltips are HTML with inline styles) and the HTML report's style block, no other inline
+# style; never framed.
 CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data:; connect-src 'self'; frame-src 'self'; object-src 'none'; "
-    "base-uri 'none'; form-action 'self'; frame-ancestors 'self'"
+    "default-src 'self'; script-src 'self'; style-src 'self'; "
+    f"style-src-elem 'self' {inline_style_hash(REPORT_TEMPLATE)}; "
+    "style-src-attr 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; "
+    "frame-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'"
 )
 
 # Path → page name: each page's skeleton is a template of the same name under pages/.
@@ -54,12 +75,21 @@ router.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 templates = Jinja2Templates(directory=TEMPLATES_DIR)
 
 
+def static_path(request: Request, path: str) -> str:
+    """The path of a static asset, from this server's own root path (its configuration), never
+    from a request header: `url_for` would make `http://<Host header>/static/…`, so a forged Host
+    would choose where the page's scripts come from."""
+    root = str(request.scope.get("root_path", "")).rstrip("/")
+    return f"{root}/static/{path}"
+
+
 def _shell(request: Request, service: ServiceDep, page: str) -> Response:
     """The application shell, opened at `page`."""
     response = templates.TemplateResponse(
         request,
         "shell.html",
         {
+            "static": lambda path: static_path(request, path),
             "page": page,
             "pages": sorted(set(PAGES.values())),
             "navigation": NAVIGATION,

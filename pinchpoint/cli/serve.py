@@ -74,6 +74,14 @@ def serve_command(
             "--open-reads", help="Serve reads without a token (only when listening on loopback)."
         ),
     ] = False,
+    allowed_hosts: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-host",
+            help="A Host header name to answer (repeat it; *.example.com, * for any). Default: "
+            "the names and addresses it listens on, and localhost.",
+        ),
+    ] = None,
     no_first_sweep: Annotated[
         bool, typer.Option("--no-first-sweep", help="Wait for the schedule instead.")
     ] = False,
@@ -109,6 +117,7 @@ def serve_command(
             role=role,
             push_to=push_to,
             open_reads_on_loopback=open_reads or None,
+            allowed_hosts=allowed_hosts or None,
         )
     except SettingsError as err:
         raise fail(str(err)) from None

@@ -4,16 +4,18 @@ notifier, started and stopped together. The API reaches everything through one `
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from pinchpoint.model.findings import Finding, Mute, Report
 from pinchpoint.model.inventory import Inventory
+from pinchpoint.naming import host_from_token, host_name_problem, host_token
 from pinchpoint.performance import settle_heap
 from pinchpoint.rules.catalog import CATALOG, FLEET_RULES
 from pinchpoint.rules.config import Config, load_config
@@ -35,6 +37,37 @@ from pinchpoint.stats.disk_summaries import LatencySummary, disk_latency_summari
 log = logging.getLogger(__name__)
 
 VIEW_TTL_S = 5.0  # how long a cached view is served without asking the store
+DAY_SUFFIX_LENGTH = len("-2026-01-01")
+
+
+class HostNameRefusedError(ValueError):
+    """A host name from another machine that is not one; the message says why."""
+
+
+def daily_report_path(directory: Path, host: str, day: date, suffix: str) -> Path:
+    """`<directory>/<host token>-<day>.<suffix>`: the host's name enters the path only as
+    `naming.host_token` makes it (a long name becomes a few directories), so whatever a pushed
+    report or a snapshot calls its host, the file is inside `directory`."""
+    path = directory / f"{host_token(host)}-{day:%Y-%m-%d}.{suffix}"
+    if not path.resolve().is_relative_to(directory.resolve()):  # a second fence
+        raise OSError(f"{path} would leave {directory}")
+    return path
+
+
+def daily_report_host(directory: Path, path: Path) -> str:
+    """The host a daily report file under `directory` is of (`daily_report_path` reversed)."""
+    stem = path.relative_to(directory).as_posix().rsplit(".", 1)[0]
+    return host_from_token(stem[:-DAY_SUFFIX_LENGTH])
+
+
+def write_private_file(path: Path, text: str) -> None:
+    """Write `text` to `path`, making its directories; a symbolic link found there is not
+    followed (O_NOFOLLOW) and the file is readable by the service's user and group only."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    descriptor = os.open(path, flags, 0o640)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(text)
 
 
 @dataclass
@@ -160,13 +193,18 @@ class Service:
 
     def analyse_snapshot(self, root: Path) -> tuple[int, int, str]:
         """Check an uploaded snapshot as a host of its own, `<hostname> (snapshot)`; returns
-        the stored report's id, the parts not collected and the host name used."""
+        the stored report's id, the parts not collected and the host name used. A host name
+        that is not one (`naming.host_name_problem`) is refused: `HostNameRefusedError`."""
         from pinchpoint.checks.source import open_snapshot
         from pinchpoint.service.checkup import check_source
 
         with open_snapshot(root) as source:
             checkup = check_source(source, kind=None, live=False, config=self.rules_config())
-        name = f"{checkup.report.host.hostname or 'unnamed host'} (snapshot)"
+        hostname = checkup.report.host.hostname
+        problem = host_name_problem(hostname) if hostname else None
+        if problem is not None:
+            raise HostNameRefusedError(f"the snapshot's {problem}")
+        name = f"{hostname or 'unnamed host'} (snapshot)"
         host = checkup.report.host.model_copy(update={"hostname": name})
         report = checkup.report.model_copy(update={"host": host})
         inventory = checkup.inventory.model_copy(update={"host": host})
@@ -313,7 +351,9 @@ class Service:
     # --- scheduled chores --------------------------------------------------------------
 
     def write_daily_report(self) -> None:
-        """The newest report as HTML and Markdown in `<data dir>/reports/`, one per host a day."""
+        """The newest report as HTML and Markdown in `<data dir>/reports/`, one per host a day,
+        each file named by `daily_report_path` (a host that cannot be written is logged and
+        the others still are)."""
         from pinchpoint.report import ReportFormat
         from pinchpoint.report.text import report_text
 
@@ -323,11 +363,15 @@ class Service:
             latest = self.store.latest_report(host.name)
             if latest is None:
                 continue
-            day = latest.report.generated_at.strftime("%Y-%m-%d")
-            for form, suffix in ((ReportFormat.HTML, "html"), (ReportFormat.MARKDOWN, "md")):
-                path = directory / f"{host.name or 'host'}-{day}.{suffix}"
-                path.write_text(report_text(latest.report, form), encoding="utf-8")
-            log.info("daily report of %s written to %s", host.name, directory)
+            day = latest.report.generated_at.date()
+            try:
+                for form, suffix in ((ReportFormat.HTML, "html"), (ReportFormat.MARKDOWN, "md")):
+                    path = daily_report_path(directory, host.name, day, suffix)
+                    write_private_file(path, report_text(latest.report, form))
+            except OSError as err:
+                log.error("daily report of %a not written: %s", host.name, err.strerror or err)
+                continue
+            log.info("daily report of %a written to %s", host.name, directory)
 
     def compact_statistics(self) -> None:
         """Roll statistics points past their tier's age into the next, coarser tier."""

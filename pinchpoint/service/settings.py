@@ -15,6 +15,7 @@ database_url = "postgresql+psycopg://pinchpoint@db/pinchpoint"   # default: SQLi
 read_token_file = "/etc/pinchpoint/read.token"
 admin_token_file = "/etc/pinchpoint/admin.token"
 open_reads_on_loopback = false
+allowed_hosts = ["store01.example.com"]   # Host headers answered; default: what it listens on
 
 [service.schedule]
 sweep = "*/5 * * * *"            # topology and health
@@ -136,6 +137,10 @@ class ServiceSettings(BaseModel):
     push_to: str | None = None  # a central service's base URL
     push_token: SecretStr | None = None
     public_url: str | None = None  # links in notifications
+    # Host header values the service answers (DNS rebinding: a page of another site must not
+    # reach the API through a name of its own); empty: `default_allowed_hosts`. `*` allows any,
+    # `*.example.com` every name under it. The loopback names are always allowed (probes).
+    allowed_hosts: list[str] = Field(default_factory=list)
     raise_after: int = Field(default=2, ge=1)
     resolve_after: int = Field(default=2, ge=1)
     schedule: Schedule = Field(default_factory=Schedule)
@@ -172,6 +177,12 @@ class ServiceSettings(BaseModel):
         gap = self.schedule.longest_sweep_gap_s()
         return STALE_AFTER_SWEEP_GAPS * gap if gap else None
 
+    def resolved_allowed_hosts(self) -> list[str]:
+        """The Host names this service answers: the setting, else `default_allowed_hosts`;
+        with the loopback names in both cases, so that local probes always get through."""
+        chosen = self.allowed_hosts or default_allowed_hosts(self.listen, self.public_url)
+        return list(dict.fromkeys([*chosen, *LOOPBACK]))
+
     def resolved_data_dir(self) -> Path:
         return self.data_dir or default_data_dir()
 
@@ -179,6 +190,35 @@ class ServiceSettings(BaseModel):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{self.resolved_data_dir() / 'pinchpoint.db'}"
+
+
+WILDCARD_ADDRESSES = ("", "0.0.0.0", "::")
+
+
+def default_allowed_hosts(listen: str, public_url: str | None = None) -> list[str]:
+    """The names and addresses the service listens on: the listen address, or for a wildcard
+    one this machine's host name, its fully qualified name and the addresses they resolve to;
+    the host of `public_url`; and the loopback names."""
+    import socket
+    from urllib.parse import urlsplit
+
+    names: list[str] = []
+    if listen in WILDCARD_ADDRESSES:
+        own = [socket.gethostname(), socket.getfqdn()]
+        names += own
+        for name in own:
+            try:
+                found = socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP)
+            except (OSError, UnicodeError):
+                continue
+            names += [str(info[4][0]) for info in found]
+    else:
+        names.append(listen)
+    if public_url:
+        public = urlsplit(public_url).hostname
+        if public:
+            names.append(public)
+    return list(dict.fromkeys(n.lower() for n in [*names, *LOOPBACK] if n))
 
 
 def default_data_dir() -> Path:

@@ -84,3 +84,21 @@ def test_a_sweep_is_stale_after_three_scheduled_intervals_unless_set(tmp_path: P
     config.write_text("[service]\nstale_sweep_after_s = 0\n")
     with pytest.raises(SettingsError, match="stale_sweep_after_s"):
         load_settings(config)
+
+
+def test_allowed_hosts_default_to_what_the_service_listens_on() -> None:
+    import socket
+
+    on_one = load_settings(None, listen="192.0.2.10").resolved_allowed_hosts()
+    assert on_one == ["192.0.2.10", "127.0.0.1", "::1", "localhost"]
+    everywhere = load_settings(None, listen="0.0.0.0").resolved_allowed_hosts()
+    assert socket.gethostname().lower() in everywhere and "localhost" in everywhere
+    public = load_settings(None, public_url="https://pp.example.com:9460/")
+    assert "pp.example.com" in public.resolved_allowed_hosts()
+
+
+def test_allowed_hosts_from_the_file_keep_the_loopback_names(tmp_path: Path) -> None:
+    config = tmp_path / "pinchpoint.toml"
+    config.write_text('[service]\nallowed_hosts = ["store01.example.com"]\n', encoding="utf-8")
+    allowed = load_settings(config).resolved_allowed_hosts()
+    assert allowed == ["store01.example.com", "127.0.0.1", "::1", "localhost"]

@@ -10,6 +10,7 @@ from pinchpoint.api.auth import AdminAccess, ReadAccess, ServiceDep
 from pinchpoint.api.problems import ProblemError
 from pinchpoint.model.findings import Finding, Report
 from pinchpoint.model.inventory import Inventory
+from pinchpoint.naming import host_name_problem
 from pinchpoint.rules.config import ConfigError
 from pinchpoint.service.settings import Role
 from pinchpoint.service.store import HostRecord
@@ -52,11 +53,10 @@ def receive_report(pushed: PushedReport, service: ServiceDep, response: Response
             "not-central",
             "this service keeps its own host only (start it with --role central)",
         )
-    host = pushed.report.host.hostname
-    if not host:
-        raise ProblemError(
-            422, "validation", "body: report.host.hostname: a pushed report needs one"
-        )
+    host = pushed.report.host.hostname or ""
+    problem = host_name_problem(host) if host else "a pushed report needs one"
+    if problem is not None:
+        raise ProblemError(422, "validation", f"body: report.host.hostname: {problem}")
     saved = service.store.save_report(
         pushed.report,
         inventory=pushed.inventory,

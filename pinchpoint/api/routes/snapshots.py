@@ -18,6 +18,7 @@ from pinchpoint.checks.source.archives import (
     ArchiveRejected,
     extract_snapshot_archive,
 )
+from pinchpoint.service.runtime import HostNameRefusedError
 from pinchpoint.service.store import ReportSummary
 
 router = APIRouter(prefix="/v1", tags=["snapshots"])
@@ -74,7 +75,10 @@ async def upload_snapshot(
             root = await run_in_threadpool(extract_snapshot_archive, archive, work / "tree", limits)
         except ArchiveRejected as err:
             raise ProblemError(err.status, "archive-rejected", err.reason) from None
-        saved, problems, host = await run_in_threadpool(service.analyse_snapshot, root)
+        try:
+            saved, problems, host = await run_in_threadpool(service.analyse_snapshot, root)
+        except HostNameRefusedError as err:
+            raise ProblemError(422, "host-name", str(err)) from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
     response.headers["Location"] = f"/v1/reports/{saved}"

@@ -3,7 +3,6 @@ statistics files posted in the importers' formats."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
@@ -27,6 +26,7 @@ from pinchpoint.api.views.stats import (
     import_statistics,
     series_views,
 )
+from pinchpoint.checks.parse.json_text import JsonTooDeepError, loads_bounded
 from pinchpoint.model.breakdown import GroupLevel
 from pinchpoint.model.stats import ImportKind
 from pinchpoint.service.runtime import HostView, Service
@@ -178,7 +178,9 @@ async def post_stats(
     content_type = request.headers.get("content-type", "")
     if kind is None and content_type.startswith("application/json"):
         try:
-            parsed = json.loads(text)
+            parsed = loads_bounded(text)
+        except JsonTooDeepError as err:
+            raise ProblemError(400, "json-too-deep", f"body: {err}") from None
         except ValueError as err:
             raise ProblemError(422, "validation", f"body: not JSON: {err}") from None
         if not isinstance(parsed, dict):

@@ -199,8 +199,14 @@ class Database:
 
 
 def utc(moment: datetime) -> datetime:
-    """`moment` as an aware UTC datetime (a naive one is taken as UTC)."""
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    """`moment` as an aware UTC datetime (a naive one is taken as UTC). A moment that has no
+    UTC (`0001-01-01T00:00+01:00`, from a pushed report) is refused with a `StoreInputError`."""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        raise StoreInputError(f"{moment.isoformat()} lies outside the dates UTC can hold") from None
 
 
 def moment_or_now(now: datetime | None) -> datetime:

@@ -61,3 +61,18 @@ def test_errors_exit_2(tmp_path: Path) -> None:
     )
     assert wrong.exit_code == 2
     assert "not valid JSON" in wrong.output
+
+
+def test_deeply_nested_json_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    """A real fio capture with one value nested 100,000 deep: one line, not a RecursionError."""
+    real = json.loads((IMPORTS / "fio-3.33_json_randrw.json").read_text(encoding="utf-8"))
+    text = json.dumps(real).replace(
+        '"jobs":', '"nested": ' + "[" * 100_000 + "]" * 100_000 + ', "jobs":', 1
+    )
+    path = tmp_path / "deep.json"
+    path.write_text(text, encoding="utf-8")
+    for kind in ([], ["--kind", "fio"], ["--kind", "iostat-json"]):
+        result = runner.invoke(app, ["stats", "import", str(path), *kind])
+        assert result.exit_code == 2, result.output
+        assert "deep.json: the JSON nests deeper than 64 levels" in result.output
+        assert "Traceback" not in result.output and "RecursionError" not in result.output

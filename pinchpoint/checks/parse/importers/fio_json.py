@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pinchpoint.checks.parse.importers.series import EntityTable, StatsImportError
+from pinchpoint.checks.parse.json_text import MAX_JSON_DEPTH, JsonTooDeepError, json_too_deep
 from pinchpoint.model.histogram import LatencyHistogram
 from pinchpoint.model.stats import (
     HistogramKind,
@@ -53,8 +54,11 @@ def _document(text: str, source_name: str, skipped: ParseSkips) -> dict[str, Any
         raise StatsImportError(
             f"{source_name}: no JSON object found (expected fio --output-format=json)"
         )
+    body = text[offset:].lstrip()
+    if json_too_deep(body):
+        raise StatsImportError(f"{source_name}: {JsonTooDeepError(MAX_JSON_DEPTH)}")
     try:
-        document, _end = json.JSONDecoder().raw_decode(text[offset:].lstrip())
+        document, _end = json.JSONDecoder().raw_decode(body)
     except json.JSONDecodeError as error:
         raise StatsImportError(
             f"{source_name}: fio JSON is invalid or cut short ({error})"

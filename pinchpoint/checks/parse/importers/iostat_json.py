@@ -18,6 +18,7 @@ from pinchpoint.checks.parse.importers.iostat_text import (
     unknown_columns,
 )
 from pinchpoint.checks.parse.importers.series import EntityTable, StatsImportError
+from pinchpoint.checks.parse.json_text import JsonTooDeepError, loads_bounded
 from pinchpoint.model.stats import (
     ImportedStats,
     ImportKind,
@@ -31,7 +32,9 @@ __all__ = ["parse_iostat_json"]
 
 def _hosts(text: str, source_name: str) -> list[Any]:
     try:
-        document = json.loads(text)
+        document = loads_bounded(text)
+    except JsonTooDeepError as error:
+        raise StatsImportError(f"{source_name}: {error}") from None
     except json.JSONDecodeError as error:
         raise StatsImportError(f"{source_name}: not valid JSON ({error})") from None
     hosts = document.get("sysstat", {}).get("hosts") if isinstance(document, dict) else None

@@ -369,9 +369,9 @@ class Service:
                     path = daily_report_path(directory, host.name, day, suffix)
                     write_private_file(path, report_text(latest.report, form))
             except OSError as err:
-                log.error("daily report of %a not written: %s", host.name, err.strerror or err)
+                log.error("daily report of %s not written: %s", host.name, err.strerror or err)
                 continue
-            log.info("daily report of %a written to %s", host.name, directory)
+            log.info("daily report of %s written to %s", host.name, directory)
 
     def compact_statistics(self) -> None:
         """Roll statistics points past their tier's age into the next, coarser tier."""

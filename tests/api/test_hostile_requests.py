@@ -1,5 +1,6 @@
-"""Requests an attacker or an unlucky client sends get a 4xx that says what is wrong, never a
-5xx: dates past what `datetime` holds, JSON nested 100,000 deep, host names that are paths."""
+"""Requests an attacker or an unlucky client sends get an answer, a 4xx that says what is
+wrong where they are wrong, never a 5xx: dates past what `datetime` holds (brought within
+range), JSON nested 100,000 deep, host names that are paths."""
 
 from __future__ import annotations
 
@@ -24,12 +25,14 @@ EXTREME = (
 DEEP = "[" * 100_000 + "]" * 100_000
 
 
-def test_extreme_dates_are_422_naming_the_field(fresh_server: Server) -> None:
+def test_extreme_dates_are_brought_within_range(fresh_server: Server) -> None:
+    """Every date-time the OpenAPI document allows is accepted (schemathesis holds the API to
+    it): one outside what the routes compute with counts as the nearer end."""
     for moment in EXTREME:
-        _dates_are_refused(fresh_server, moment)
+        _dates_are_accepted(fresh_server, moment)
 
 
-def _dates_are_refused(server: Server, moment: str) -> None:
+def _dates_are_accepted(server: Server, moment: str) -> None:
     with server.admin() as admin:
         answers = {
             "since": admin.get("/v1/reports", params={"since": moment}),
@@ -46,13 +49,25 @@ def _dates_are_refused(server: Server, moment: str) -> None:
                 },
             ),
         }
+    mute = answers.pop("until ")
     for field, answer in answers.items():
-        assert answer.status_code == 422, (field, answer.text)
-        detail = answer.json()["detail"]
-        assert (
-            f"{field.strip()}: " in detail
-            and "must lie between 1970-01-01 and 9000-01-01" in detail
-        )
+        # taken as the nearer end of the range; what is left is the route's own judgement: a
+        # window that ends before it starts, no inventory yet on a service not swept
+        assert answer.status_code in (200, 404, 422), (field, answer.text)
+        if answer.status_code == 422:
+            assert answer.json()["detail"] == "query: from: must be before `to`", answer.text
+    if moment.startswith("0001"):  # 1970: a mute that has already expired is refused as such
+        assert mute.status_code == 422 and mute.json()["detail"] == "the expiry is in the past"
+    else:
+        assert mute.status_code == 201, mute.text
+        assert mute.json()["until"].startswith("9000-01-01")
+
+
+def test_a_date_that_is_not_a_date_is_422_naming_the_field(fresh_server: Server) -> None:
+    with fresh_server.admin() as admin:
+        answer = admin.get("/v1/reports", params={"since": "0.5"})
+    assert answer.status_code == 422
+    assert "since: " in answer.json()["detail"] and "ISO 8601" in answer.json()["detail"]
 
 
 def test_dates_in_range_still_work(fresh_server: Server) -> None:

@@ -72,7 +72,7 @@ def test_only_the_first_io_module_is_asked_for_every_page(host: Path) -> None:
     per_device = Counter(
         key.split("/")[1].split(".")[0] for key in source.asked if key.startswith("sg_ses/")
     )
-    assert sorted(per_device.values()) == [1, 1, 5, 5]  # 2 enclosures × (5 pages + cf)
+    assert sorted(per_device.values()) == [1, 1, 6, 6]  # 2 enclosures × (6 pages + cf)
 
 
 def test_empty_and_truncated_pages_are_read_from_the_other_io_module(host: Path) -> None:
@@ -81,7 +81,7 @@ def test_empty_and_truncated_pages_are_read_from_the_other_io_module(host: Path)
     full = Counter(
         key.split("/")[1].split(".")[0] for key in source.asked if key.startswith("sg_ses/")
     )
-    primaries = [sg for sg, count in full.items() if count == 5]
+    primaries = [sg for sg, count in full.items() if count == 6]
     sg = next(s for s in primaries if s in sg_for(host, "JBOD-B"))
     es = host / f"commands/sg_ses/{sg}.es.txt"
     text = es.read_text()
@@ -92,6 +92,11 @@ def test_empty_and_truncated_pages_are_read_from_the_other_io_module(host: Path)
     assert jbod_b.bay_count == 24
     assert jbod_b.nickname == "JBOD-B"
     assert all(s.status == "OK" for s in jbod_b.slots)
+    # the elements come whole from the other I/O module, not cut from the first one's page
+    assert jbod_b.elements is not None and len(jbod_b.elements) == 15
+    assert jbod_b.elements[0].reported_by != next(
+        d.id for d in jbod_b.ses_devices if sg in d.sg_devices
+    )
     lines = "\n".join(p.line() for p in inventory.problems)
     assert f"sg_ses --page=es /dev/{sg}" in lines and "ended early" in lines
     assert f"sg_ses --page=snic /dev/{sg}" in lines

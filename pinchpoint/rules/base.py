@@ -42,6 +42,8 @@ class Input(StrEnum):
     LATENCY_SERIES = "latency_series"
     PREVIOUS = "previous"  # the inventory of the sweep before (for counters that rise)
     FLEET = "fleet"  # the newest inventory of every host a central service holds
+    # SES element status (PSUs, fans, sensors, I/O modules) of at least one enclosure
+    ENCLOSURE_ELEMENTS = "enclosure_elements"
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,7 @@ class RuleContext:
             Input.LATENCY_SERIES: self._has_latency_series(),
             Input.PREVIOUS: self.previous is not None,
             Input.FLEET: bool(self.hosts),
+            Input.ENCLOSURE_ELEMENTS: any(e.elements is not None for e in inventory.sas.enclosures),
         }[needed]
         if present:
             return None
@@ -155,6 +158,10 @@ _ABSENT = {
     Input.PREVIOUS: "no earlier sweep of this host to compare with",
     Input.FLEET: (
         "runs on a central service across hosts (GET /v1/fleet/findings), not on one host"
+    ),
+    Input.ENCLOSURE_ELEMENTS: (
+        "no SES element status read (no enclosure answered `sg_ses --page=es`, or the snapshot "
+        "predates element collection: capture again)"
     ),
 }
 

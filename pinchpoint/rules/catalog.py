@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pinchpoint.rules import (
     disk,
+    enclosure,
     fc,
     firmware,
     fleet,
@@ -32,6 +33,7 @@ CATALOG: tuple[Rule, ...] = (
     *disk.RULES,
     *zfs.RULES,
     *firmware.RULES,
+    *enclosure.RULES,
     *fleet.RULES,
 )
 

@@ -5,87 +5,17 @@ temperature over the sensor's own limit, or is not installed where its peers are
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from pinchpoint.model.findings import EntityRef, Evidence, Fact, Severity
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.sas import Enclosure, EnclosureElement
 from pinchpoint.naming import disk_ref, enclosure_element_name, enclosure_ref, hba_port_name
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext
+from pinchpoint.stats.enclosure_elements import ElementTrouble, element_kind, element_troubles
 
-CRITICAL_STATUSES = frozenset({"critical", "unrecoverable"})
-NONCRITICAL_STATUSES = frozenset({"noncritical"})
-NOT_INSTALLED = "not installed"
-# Element types whose peers stand in for each other: one missing where the others are installed
-# is lost redundancy (a PSU pulled, an I/O module absent). Fans and sensors are left out: boards
-# such as the Areca 8028 declare fan headers and PSUs nothing is plugged into.
-REDUNDANT_TYPES = (
-    "power supply",
-    "enclosure services controller electronics",
-    "sas expander",
-    "uninterruptible power supply",
-)
 # Element types that carry SAS paths: what runs through them is named.
 PATH_TYPES = ("sas expander", "enclosure services controller electronics")
 MAX_PATH_FACTS = 64  # disks named one by one in the evidence; the rest are counted
-
-
-@dataclass(frozen=True)
-class Problem:
-    """What is wrong with one element, and how bad it is."""
-
-    severity: Severity
-    what: str  # "reports Critical", "at 64 °C, over its 60 °C warning limit"
-
-
-def _kind(element: EnclosureElement) -> str:
-    return " ".join(element.element_type.lower().split())
-
-
-def _temperature_problem(element: EnclosureElement) -> Problem | None:
-    """A reading at or past the sensor's own critical or warning limit (high or low)."""
-    limits, reading = element.limits, element.temperature_c
-    if limits is None or reading is None:
-        return None
-    for limit, severity, words, over in (
-        (limits.high_critical, Severity.CRITICAL, "critical", True),
-        (limits.high_warning, Severity.WARNING, "warning", True),
-        (limits.low_critical, Severity.CRITICAL, "low critical", False),
-        (limits.low_warning, Severity.WARNING, "low warning", False),
-    ):
-        if limit is None:
-            continue
-        if (over and reading >= limit) or (not over and reading <= limit and limit > 0):
-            side = "over" if over else "under"
-            return Problem(severity, f"at {reading:g} °C, {side} its {limit:g} °C {words} limit")
-    return None
-
-
-def _status_problem(element: EnclosureElement) -> Problem | None:
-    status = element.status.lower()
-    if status in CRITICAL_STATUSES:
-        return Problem(Severity.CRITICAL, f"reports {element.status}")
-    if status in NONCRITICAL_STATUSES:
-        return Problem(Severity.WARNING, f"reports {element.status}")
-    return None
-
-
-def _missing_problem(element: EnclosureElement, peers: list[EnclosureElement]) -> Problem | None:
-    """Not installed while another element of its type is."""
-    if element.status.lower() != NOT_INSTALLED or _kind(element) not in REDUNDANT_TYPES:
-        return None
-    installed = [p for p in peers if p.status.lower() not in (NOT_INSTALLED, "unsupported")]
-    if not installed:
-        return None
-    return Problem(
-        Severity.WARNING,
-        f"is not installed; {len(installed)} of {len(peers)} {element.element_type} "
-        "elements are installed",
-    )
-
-
-def _worst(problems: list[Problem]) -> Problem:
-    return max(problems, key=lambda p: p.severity.rank)
 
 
 def _reading_facts(element: EnclosureElement) -> list[Fact]:
@@ -116,7 +46,7 @@ def _paths_through(
     element: EnclosureElement, enclosure: Enclosure, inventory: Inventory
 ) -> tuple[str, list[Fact]]:
     """The SAS paths (HBA port → disks) that run through an expander or I/O module element."""
-    if _kind(element) not in PATH_TYPES:
+    if element_kind(element) not in PATH_TYPES:
         return "", []
     fabric = inventory.sas
     expander_ids = {
@@ -130,7 +60,7 @@ def _paths_through(
         if s.expander_id and element.sas_address and s.sas_address == element.sas_address
     }
     if not expander_ids:
-        if element.status.lower() == NOT_INSTALLED:
+        if element.status.lower() == "not installed":
             return (
                 f"; no SAS path runs through it: {enclosure.name} is reached through "
                 f"{enclosure.hba_ports} of {enclosure.hba_ports_expected} HBA ports expected",
@@ -177,13 +107,8 @@ def _paths_through(
     return f"; {total} disk paths run through it: {'; '.join(parts)}", facts
 
 
-def _hit(
-    enclosure: Enclosure,
-    element: EnclosureElement,
-    problems: list[Problem],
-    inventory: Inventory,
-) -> Hit:
-    worst = _worst(problems)
+def _hit(enclosure: Enclosure, trouble: ElementTrouble, inventory: Inventory) -> Hit:
+    element = trouble.element
     name = enclosure_element_name(enclosure, element)
     paths_text, path_facts = _paths_through(element, enclosure, inventory)
     facts = [Fact(name="status", value=element.status)]
@@ -201,17 +126,16 @@ def _hit(
     if element.reported_by:
         facts.append(Fact(name="reported by", value=element.reported_by))
     facts += path_facts
-    what = "; ".join(p.what for p in problems)
     return Hit(
         entity=enclosure_ref(enclosure),
         key=f"{enclosure.id}/element/{element.type_index}/{element.index}",
-        title=f"{name} {what}",
-        severity=worst.severity,
+        title=f"{name} {trouble.what}",
+        severity=trouble.severity,
         remediation=_remediation(element),
         evidence=[
             Evidence(
                 summary=f"{name} (SES element {element.index} of type [ti={element.type_index}]) "
-                f"{what}{paths_text}",
+                f"{trouble.what}{paths_text}",
                 facts=facts,
             )
         ],
@@ -222,23 +146,8 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     """Every element that reports a failure, runs past its limits or is missing beside peers."""
     inventory = context.inventory
     for enclosure in inventory.sas.enclosures:
-        if not enclosure.elements:
-            continue
-        by_type: dict[int, list[EnclosureElement]] = {}
-        for element in enclosure.elements:
-            by_type.setdefault(element.type_index, []).append(element)
-        for element in enclosure.elements:
-            found = [
-                p
-                for p in (
-                    _status_problem(element),
-                    _temperature_problem(element),
-                    _missing_problem(element, by_type[element.type_index]),
-                )
-                if p is not None
-            ]
-            if found:
-                yield _hit(enclosure, element, found, inventory)
+        for trouble in element_troubles(enclosure):
+            yield _hit(enclosure, trouble, inventory)
 
 
 _REMEDIATIONS = {
@@ -281,7 +190,7 @@ _DEFAULT_REMEDIATION = (
 
 
 def _remediation(element: EnclosureElement) -> str:
-    kind = _kind(element)
+    kind = element_kind(element)
     if kind in ("voltage sensor", "current sensor"):
         return _REMEDIATIONS["power supply"]
     return _REMEDIATIONS.get(kind, _DEFAULT_REMEDIATION)

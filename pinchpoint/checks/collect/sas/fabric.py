@@ -267,6 +267,10 @@ class FabricBuilder:
             ses.in_enclosure_class = ses.in_enclosure_class or bool(
                 facts and facts.in_enclosure_class
             )
+            if facts is not None and facts.revision:
+                # the I/O module's firmware as its own configuration page gives it (what each
+                # SES device reports for itself), else the INQUIRY revision sysfs shows
+                ses.revision = facts.revision
         elif dev.scsi_type in (SCSI_TYPE_DISK, None):
             path = DiskPath(
                 id=pid,

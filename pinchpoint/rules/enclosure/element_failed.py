@@ -214,6 +214,9 @@ RULE = Rule(
         "headers nothing is plugged into. For an expander or I/O module it names the SAS "
         "paths — HBA port and disks — that run through it, daisy-chained enclosures included. "
         "An enclosure whose summary says CRIT without any element reporting it gets no "
-        "finding (the Areca 8028 capture does that with its two empty PSU bays)."
+        "finding: the real Areca 8028 capture sets CRIT=1 while every element is OK or Not "
+        "installed (both PSU bays and 4 of 5 fan headers empty, sensors at 49 and 66 °C "
+        "against limits of 60 and 90 °C). The judgement is shared with the inventory and the "
+        "enclosure page (`stats/enclosure_elements.py`)."
     ),
 )

@@ -152,3 +152,20 @@ def test_the_real_sg_ses_failing_on_an_absent_device_is_reported(host: Path) -> 
     assert failed
     assert "sg_ses exited with status" in failed[0].reason
     assert len(inventory.sas.disks) == 48
+
+
+def test_a_garbled_threshold_page_leaves_the_elements_without_limits(host: Path) -> None:
+    for sg in sg_for(host, "JBOD-A"):
+        (host / f"commands/sg_ses/{sg}.th.txt").write_bytes(b"\x00\x01binary\xff" * 20)
+    inventory = collect_inventory(SnapshotSource(host))
+    jbod_a = next(e for e in inventory.sas.enclosures if e.name == "JBOD-A")
+    assert jbod_a.elements is not None and len(jbod_a.elements) == 15
+    assert all(e.limits is None for e in jbod_a.elements)
+    temperatures = [e.temperature_c for e in jbod_a.elements if e.temperature_c is not None]
+    assert len(temperatures) == 2  # the status page's readings stand
+    garbled = [p for p in inventory.problems if "--page=th" in p.subject]
+    assert len(garbled) == 2 and all(p.kind is ProblemKind.GARBLED for p in garbled)
+    assert "no 'Threshold In diagnostic page' header (got binary data" in garbled[0].reason
+    jbod_b = next(e for e in inventory.sas.enclosures if e.name == "JBOD-B")
+    assert jbod_b.elements is not None
+    assert all(e.limits is not None for e in jbod_b.elements if e.temperature_c is not None)

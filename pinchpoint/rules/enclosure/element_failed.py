@@ -6,16 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pinchpoint.model.findings import EntityRef, Evidence, Fact, Severity
+from pinchpoint.model.findings import Evidence, Fact, Severity
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.sas import Enclosure, EnclosureElement
-from pinchpoint.naming import disk_ref, enclosure_element_name, enclosure_ref, hba_port_name
+from pinchpoint.naming import enclosure_element_name, enclosure_ref, hba_port_name
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext
 from pinchpoint.stats.enclosure_elements import ElementTrouble, element_kind, element_troubles
 
 # Element types that carry SAS paths: what runs through them is named.
 PATH_TYPES = ("sas expander", "enclosure services controller electronics")
-MAX_PATH_FACTS = 64  # disks named one by one in the evidence; the rest are counted
 
 
 def _reading_facts(element: EnclosureElement) -> list[Fact]:
@@ -69,8 +68,9 @@ def _paths_through(
         return "", []
     ports = {p.id: (h, p) for h in fabric.hbas for p in h.ports}
     enclosures = {e.id: e for e in fabric.enclosures}
-    # HBA port -> enclosure name -> disk names; the enclosure's own disks first
-    by_port: dict[str, dict[str, list[EntityRef]]] = {}
+    # HBA port -> enclosure name -> slots of the disks whose path runs through the element;
+    # the element's own enclosure first, then those daisy-chained behind it
+    by_port: dict[str, dict[str, list[int | None]]] = {}
     own_first = sorted(
         fabric.disks,
         key=lambda d: (d.enclosure_id != enclosure.id, d.enclosure_id or "", d.slot or 0, d.id),
@@ -81,9 +81,7 @@ def _paths_through(
                 where = path.hba_port_id or path.hba_id
                 home = enclosures.get(disk.enclosure_id or "")
                 group = home.name if home else "no enclosure"
-                by_port.setdefault(where, {}).setdefault(group, []).append(
-                    disk_ref(disk, inventory)
-                )
+                by_port.setdefault(where, {}).setdefault(group, []).append(disk.slot)
     if not by_port:
         return "; no disk path runs through it", []
     facts: list[Fact] = []
@@ -92,19 +90,34 @@ def _paths_through(
     for port_id, groups in by_port.items():
         hba_port = ports.get(port_id)
         port_name = hba_port_name(*hba_port) if hba_port else port_id
-        count = sum(len(d) for d in groups.values())
+        count = sum(len(slots) for slots in groups.values())
         total += count
-        spread = ", ".join(f"{len(d)} in {name}" for name, d in groups.items())
+        spread = ", ".join(f"{len(slots)} in {name}" for name, slots in groups.items())
         parts.append(f"{count} from {port_name} ({spread})")
-        facts.append(Fact(name=f"disk paths from {port_name}", value=count, unit="paths"))
-        for refs in groups.values():
-            for ref in refs:
-                if len(facts) < MAX_PATH_FACTS:
-                    facts.append(Fact(name="path through it", value=port_name, entity=ref))
-    shown = sum(1 for f in facts if f.entity is not None)
-    if shown < total:
-        facts.append(Fact(name="paths not listed", value=total - shown, unit="paths"))
+        for name, slots in groups.items():
+            facts.append(
+                Fact(
+                    name=f"disk paths from {port_name} to {name}",
+                    value=f"{len(slots)}: {_slots_text(slots)}",
+                )
+            )
     return f"; {total} disk paths run through it: {'; '.join(parts)}", facts
+
+
+def _slots_text(slots: list[int | None]) -> str:
+    """`slots 0–11`, `slots 0–3, 7`, `slot 5`: the bays of the disks, runs folded."""
+    known = sorted({s for s in slots if s is not None})
+    unknown = len(slots) - len([s for s in slots if s is not None])
+    runs: list[str] = []
+    for number in known:
+        if runs and runs[-1].split("–")[-1] == str(number - 1):
+            runs[-1] = f"{runs[-1].split('–')[0]}–{number}"
+        else:
+            runs.append(str(number))
+    text = f"slot{'s' if len(known) != 1 else ''} {', '.join(runs)}" if known else ""
+    if unknown:
+        text = f"{text}, {unknown} without a slot" if text else f"{unknown} without a slot"
+    return text
 
 
 def _hit(enclosure: Enclosure, trouble: ElementTrouble, inventory: Inventory) -> Hit:

@@ -169,3 +169,16 @@ def test_a_garbled_threshold_page_leaves_the_elements_without_limits(host: Path)
     jbod_b = next(e for e in inventory.sas.enclosures if e.name == "JBOD-B")
     assert jbod_b.elements is not None
     assert all(e.limits is not None for e in jbod_b.elements if e.temperature_c is not None)
+
+
+def test_a_snapshot_from_before_the_threshold_page_keeps_its_elements(host: Path) -> None:
+    """Snapshots captured before `th` was read: elements from the status page, no limits, and
+    "not collected" naming the page."""
+    for page in (host / "commands" / "sg_ses").glob("*.th.txt"):
+        page.unlink()
+    inventory = collect_inventory(SnapshotSource(host))
+    for enclosure in inventory.sas.enclosures:
+        assert enclosure.elements is not None and len(enclosure.elements) == 15
+        assert all(e.limits is None for e in enclosure.elements)
+    missing = [p for p in inventory.problems if "--page=th" in p.subject]
+    assert missing and all(p.kind is ProblemKind.NOT_COLLECTED for p in missing)

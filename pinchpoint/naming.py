@@ -28,7 +28,16 @@ from pinchpoint.model.multipath import MultipathMap
 from pinchpoint.model.network import Bond, Nic
 from pinchpoint.model.nvme import NvmeNamespace, NvmeSubsystem
 from pinchpoint.model.pcie import PciFunction, pci_function_id
-from pinchpoint.model.sas import Chain, Disk, Enclosure, Expander, Hba, HbaPort, Phy
+from pinchpoint.model.sas import (
+    Chain,
+    Disk,
+    Enclosure,
+    EnclosureElement,
+    Expander,
+    Hba,
+    HbaPort,
+    Phy,
+)
 
 
 def connector_name(connector: int) -> str:
@@ -92,6 +101,23 @@ def slot_name(number: int, descriptor: str | None = None) -> str:
     """`slot 4 (SLOT 05)`: the number the enclosure reports for the slot, its own label beside."""
     label = slot_label(descriptor, number)
     return f"slot {number} ({label})" if label else f"slot {number}"
+
+
+def element_name(element: EnclosureElement) -> str:
+    """`power supply 1 (PSU 2)`: an SES element by its type as SES names it and its number
+    within the type (as sg_ses prints "Element 1"), with the enclosure's own label beside it
+    when the label says more than the number (as for slots)."""
+    label = slot_label(element.descriptor, element.index)
+    kind = element.element_type
+    if kind[1:2].islower():  # "Power supply" -> "power supply"; "SAS expander" stays
+        kind = kind[0].lower() + kind[1:]
+    base = f"{kind} {element.index}"
+    return f"{base} ({label})" if label else base
+
+
+def enclosure_element_name(enclosure: Enclosure, element: EnclosureElement) -> str:
+    """`JBOD-003 power supply 1 (PSU 2)`: an SES element by its enclosure (`element_name`)."""
+    return f"{enclosure.name} {element_name(element)}"
 
 
 def disk_slot_name(disk: Disk, enclosure: Enclosure) -> str | None:

@@ -13,7 +13,7 @@ from fixture_paths import FIXTURES as ALL_FIXTURES
 
 FIXTURES = ALL_FIXTURES / "ses"
 HEX_CAPTURE = FIXTURES / "sg3utils_inhex_ses_areca8028_all_pages.hex"
-PAGES = ("cf", "es", "ed", "aes", "snic")
+PAGES = ("cf", "es", "ed", "aes", "snic", "th")
 
 ARECA_LOGICAL_ID = "0xd5b401503fc0ec16"
 ARECA_EXPANDER = "0x5001b4d516ecc03f"

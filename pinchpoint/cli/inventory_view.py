@@ -16,9 +16,11 @@ from rich.text import Text
 from rich.tree import Tree
 
 from pinchpoint.cli.host_view import below_maximum, host_tables, link_words
+from pinchpoint.model.findings import Severity
 from pinchpoint.model.inventory import Inventory, SourceKind
-from pinchpoint.model.sas import Disk, Enclosure, Hba, HbaPort, Phy, SasFabric
-from pinchpoint.naming import disk_slot_name, hba_port_name, slot_name
+from pinchpoint.model.sas import Disk, Enclosure, EnclosureElement, Hba, HbaPort, Phy, SasFabric
+from pinchpoint.naming import disk_slot_name, element_name, hba_port_name, slot_name
+from pinchpoint.stats.enclosure_elements import element_troubles, elements_summary
 from pinchpoint.stats.sas_phys import phy_downgrade
 
 OK = "✔"
@@ -140,6 +142,9 @@ def enclosure_label(enc: Enclosure, disks: list[Disk], position: int | None = No
     faults = [slot_name(s.index, s.descriptor) for s in enc.slots if s.fault]
     if faults:
         label.append(f"  {WARN} fault LED on {', '.join(faults)}", style="yellow")
+    for trouble in element_troubles(enc):
+        style = "red" if trouble.severity.rank >= Severity.CRITICAL.rank else "yellow"
+        label.append(f"  {WARN} {element_name(trouble.element)} {trouble.what}", style=style)
     return label
 
 
@@ -235,6 +240,7 @@ def enclosure_table(fabric: SasFabric) -> Table:
         "cabled to (port: position)",
         "paths",
         "disks",
+        "power, cooling, sensors",
     ):
         table.add_column(column)
     port_names = {port.id: hba_port_name(hba, port) for hba in fabric.hbas for port in hba.ports}
@@ -256,8 +262,53 @@ def enclosure_table(fabric: SasFabric) -> Table:
             "\n".join(positions.get(enc.id, ["—"])),
             paths_text(enc.hba_ports, enc.hba_ports_expected),
             disk_path_summary(disks.get(enc.id, [])),
+            elements_summary(enc),
         )
     return table
+
+
+def element_table(fabric: SasFabric) -> Table | None:
+    """The SES elements in trouble (a failed PSU or fan, a hot sensor, a missing I/O module),
+    one row each; None when there is none."""
+    table = Table(title="Enclosure elements with a problem", title_justify="left")
+    for column in ("enclosure", "element", "status", "reading", "own limits", "problem"):
+        table.add_column(column)
+    for enc in fabric.enclosures:
+        for trouble in element_troubles(enc):
+            element = trouble.element
+            limits = element.limits
+            limit_text = ""
+            if limits is not None and limits.unit == "C":
+                limit_text = "warn {} / crit {} °C".format(
+                    *(
+                        f"{v:g}" if v is not None else "—"
+                        for v in (limits.high_warning, limits.high_critical)
+                    )
+                )
+            table.add_row(
+                enc.name,
+                element_name(element),
+                element.status,
+                _reading(element),
+                limit_text,
+                Text(
+                    trouble.what, style="red" if trouble.severity is Severity.CRITICAL else "yellow"
+                ),
+            )
+    return table if table.row_count else None
+
+
+def _reading(element: EnclosureElement) -> str:
+    """A sensor's or fan's reading with its unit; empty when it reports none."""
+    if element.temperature_c is not None:
+        return f"{element.temperature_c:g} °C"
+    if element.voltage_v is not None:
+        return f"{element.voltage_v:g} V"
+    if element.current_a is not None:
+        return f"{element.current_a:g} A"
+    if element.fan_rpm is not None:
+        return f"{element.fan_rpm} rpm"
+    return ""
 
 
 def disk_table(inventory: Inventory) -> Table:
@@ -301,6 +352,9 @@ def inventory_view(inventory: Inventory, *, with_disks: bool = False) -> Group:
     parts: list[RenderableType] = [fabric_tree(inventory)]
     if inventory.sas.enclosures:
         parts.append(enclosure_table(inventory.sas))
+        troubles = element_table(inventory.sas)
+        if troubles is not None:
+            parts.append(troubles)
     if with_disks:
         parts.append(disk_table(inventory))
     parts.extend(host_tables(inventory))

@@ -141,6 +141,43 @@ class Slot(BaseModel):
     disk_id: str | None = None
 
 
+class ElementLimits(BaseModel):
+    """A sensor's own limits, from the SES threshold page: °C for temperature, % above/below
+    nominal for voltage and current; None where the sensor has none."""
+
+    high_critical: float | None = None
+    high_warning: float | None = None
+    low_warning: float | None = None
+    low_critical: float | None = None
+    unit: str = ""
+
+
+class EnclosureElement(BaseModel):
+    """One SES element of an enclosure other than a disk slot: a power supply, a fan, a
+    temperature, voltage or current sensor, an ESM/I/O module, a SAS expander, a display.
+
+    `index` is the element's number within its type (what `sg_ses` prints as "Element N"), not
+    the additional page's element index. Readings are None where the element reports none.
+    """
+
+    element_type: str  # as sg_ses names it: "Power supply", "Cooling", "Temperature sensor"
+    type_index: int  # the `[ti=N]` of its type
+    index: int
+    descriptor: str | None = None  # "PSU 1", from the element descriptor page
+    status: str  # "OK", "Critical", "Noncritical", "Unrecoverable", "Not installed", …
+    predicted_failure: bool | None = None
+    fail: bool | None = None  # the element's "Fail" bit
+    warnings: list[str] = Field(default_factory=list)  # other bits set: "OT warning", "AC fail"
+    temperature_c: float | None = None
+    voltage_v: float | None = None
+    current_a: float | None = None
+    fan_rpm: int | None = None
+    limits: ElementLimits | None = None
+    reported_by: str | None = None  # the SES device (I/O module) whose pages these are
+    # an expander's or ESM's SAS address (additional element status): which paths run through it
+    sas_address: str | None = None
+
+
 class Enclosure(BaseModel):
     """A JBOD or other box of bays, identified by its SES logical identifier."""
 
@@ -162,6 +199,11 @@ class Enclosure(BaseModel):
     hba_ports: int = 0  # distinct routes above: what "single-pathed" counts
     hba_ports_expected: int = 1  # what its I/O modules are built for
     hba_ports_expected_reason: str = ""
+    # SES elements besides the slots (PSUs, fans, sensors, I/O modules); None where the
+    # enclosure status page was not read (older snapshots, sg_ses missing)
+    elements: list[EnclosureElement] | None = None
+    # the enclosure status page's summary bits that are set: "CRIT", "NON-CRIT", …
+    status_summary: list[str] = Field(default_factory=list)
 
     @computed_field  # type: ignore[prop-decorator]
     @property

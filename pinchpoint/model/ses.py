@@ -331,3 +331,43 @@ class SesNicknames(SesPage):
         return next(
             (n.nickname for n in self.nicknames if n.subenclosure_id == subenclosure_id), None
         )
+
+
+# --- threshold in (th, page 0x5) --------------------------------------------------------------
+
+
+class SesThreshold(BaseModel):
+    """The limits of one sensor element (`[ti=N]`, element `element_number`).
+
+    A limit sg_ses prints as `<res>` (reserved: the sensor has none) is None. `unit` says what
+    the numbers are: "C" for a temperature sensor, "% above/below nominal" for a voltage or
+    current sensor (the high limits are above nominal, the low ones below).
+    """
+
+    element_type: str
+    subenclosure_id: int
+    type_index: int
+    element_number: int | None  # None for the "Overall descriptor"
+    high_critical: float | None = None
+    high_warning: float | None = None
+    low_warning: float | None = None
+    low_critical: float | None = None
+    unit: str = ""
+
+
+class SesThresholds(SesPage):
+    """Threshold In page: the warning and critical limits of the sensors that have them."""
+
+    invalid_operation: bool
+    thresholds: list[SesThreshold]
+
+    def threshold(self, type_index: int, element_number: int) -> SesThreshold | None:
+        """The limits of element `element_number` of type `[ti=type_index]`, if listed."""
+        return next(
+            (
+                t
+                for t in self.thresholds
+                if t.type_index == type_index and t.element_number == element_number
+            ),
+            None,
+        )

@@ -46,6 +46,8 @@ class Input(StrEnum):
     ISCSI = "iscsi"  # iSCSI sessions and their LUNs
     # NIC error counters (`Nic.counters`) in this sweep and, when there is one, the one before
     NIC_COUNTERS = "nic_counters"
+    # SES element status (PSUs, fans, sensors, I/O modules) of at least one enclosure
+    ENCLOSURE_ELEMENTS = "enclosure_elements"
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,7 @@ class RuleContext:
             Input.ISCSI: bool(inventory.iscsi.sessions),
             Input.NIC_COUNTERS: _has_nic_counters(inventory)
             and (self.previous is None or _has_nic_counters(self.previous)),
+            Input.ENCLOSURE_ELEMENTS: any(e.elements is not None for e in inventory.sas.enclosures),
         }[needed]
         if present:
             return None
@@ -173,6 +176,10 @@ _ABSENT = {
     Input.NIC_COUNTERS: (
         "no NIC error counters in this sweep or the one before (a snapshot taken before "
         "pinchpoint read /sys/class/net/IF/statistics, carrier_changes and ethtool -S has none)"
+    ),
+    Input.ENCLOSURE_ELEMENTS: (
+        "no SES element status read (no enclosure answered `sg_ses --page=es`, or the snapshot "
+        "predates element collection: capture again)"
     ),
 }
 

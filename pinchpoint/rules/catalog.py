@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pinchpoint.rules import (
     disk,
+    enclosure,
     fc,
     firmware,
     fleet,
@@ -34,6 +35,7 @@ CATALOG: tuple[Rule, ...] = (
     *disk.RULES,
     *zfs.RULES,
     *firmware.RULES,
+    *enclosure.RULES,
     *fleet.RULES,
     *nvme.RULES,
     *iscsi.RULES,

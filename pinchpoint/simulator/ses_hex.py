@@ -47,7 +47,16 @@ def status_page(pages: SesPageSet) -> bytes:
     descriptors = b"".join(
         t.overall.status + b"".join(e.status for e in t.elements) for t in pages.types
     )
-    return _page(0x02, pages.generation.to_bytes(4, "big") + descriptors)
+    return _page(0x02, pages.generation.to_bytes(4, "big") + descriptors, pages.summary_bits)
+
+
+def threshold_page(pages: SesPageSet) -> bytes:
+    """Page 0x5: every overall and individual threshold descriptor, in type order (zeros for
+    elements without limits; sg_ses decodes the sensor types only)."""
+    descriptors = b"".join(
+        t.overall.threshold + b"".join(e.threshold for e in t.elements) for t in pages.types
+    )
+    return _page(0x05, pages.generation.to_bytes(4, "big") + descriptors)
 
 
 def descriptor_page(pages: SesPageSet) -> bytes:
@@ -106,6 +115,7 @@ def inhex(pages: SesPageSet) -> str:
         descriptor_page(pages),
         additional_page(pages),
         nickname_page(pages),
+        threshold_page(pages),
     ):
         for i in range(0, len(page), 16):
             lines.append(" ".join(f"{b:02x}" for b in page[i : i + 16]))

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from pinchpoint.simulator.addresses import name_hash
 from pinchpoint.simulator.fabric import DiskPort, EnclosureFabric, Expander, SesTarget
+from pinchpoint.simulator.spec.sas import ELEMENT_COUNTS, ElementFaultSpec
 
 ARRAY_DEVICE_SLOT = 0x17
 POWER_SUPPLY = 0x02
@@ -29,7 +30,17 @@ SAS_CONNECTOR = 0x19
 
 STATUS_UNSUPPORTED = 0x0
 STATUS_OK = 0x1
+STATUS_CRITICAL = 0x2
+STATUS_NONCRITICAL = 0x3
+STATUS_UNRECOVERABLE = 0x4
 STATUS_NOT_INSTALLED = 0x5
+STATUS_CODES = {
+    "ok": STATUS_OK,
+    "critical": STATUS_CRITICAL,
+    "noncritical": STATUS_NONCRITICAL,
+    "unrecoverable": STATUS_UNRECOVERABLE,
+    "not_installed": STATUS_NOT_INSTALLED,
+}
 
 DEVICE_TYPE_NONE = 0
 DEVICE_TYPE_END = 1
@@ -38,9 +49,12 @@ TARGET_SATA = 0x01
 TARGET_SSP = 0x08
 NO_ELEMENT = 0xFF
 MINI_SAS_HD_4X_RECEPTACLE = 0x05
-PSU_COUNT = 2
-FAN_COUNT = 4
+PSU_COUNT = ELEMENT_COUNTS["psu"]
+FAN_COUNT = ELEMENT_COUNTS["fan"]
 TEMPERATURE_OFFSET = 20
+# The limits every simulated temperature sensor reports on the threshold page, in °C:
+# high critical, high warning, low warning, low critical.
+TEMPERATURE_LIMITS_C = (70, 60, 5, 0)
 
 
 @dataclass(frozen=True)
@@ -49,6 +63,7 @@ class Element:
 
     descriptor: str
     status: bytes  # 4 bytes: common status byte + 3 type-specific bytes
+    threshold: bytes = bytes(4)  # threshold page: high critical, high warning, low w., low c.
 
 
 @dataclass(frozen=True)
@@ -107,6 +122,21 @@ class SesPageSet:
     nickname: str
     generation: int = 0
 
+    @property
+    def summary_bits(self) -> int:
+        """Byte 1 of the status page: UNRECOV (bit 0), CRIT (1), NON-CRIT (2) set when an
+        individual element reports that status."""
+        codes = {e.status[0] & 0x0F for t in self.types for e in t.elements}
+        bits = 0
+        for code, bit in (
+            (STATUS_UNRECOVERABLE, 0x01),
+            (STATUS_CRITICAL, 0x02),
+            (STATUS_NONCRITICAL, 0x04),
+        ):
+            if code in codes:
+                bits |= bit
+        return bits
+
 
 def _status(code: int, b1: int = 0, b2: int = 0, b3: int = 0) -> bytes:
     """A 4-byte status descriptor."""
@@ -131,6 +161,86 @@ def _fan_status(enclosure: str, fan: int) -> bytes:
     return _status(STATUS_OK, (rpm_tens >> 8) & 0x07, rpm_tens & 0xFF, 0x20 | 0x03)
 
 
+def _fault(
+    enc: EnclosureFabric, element: str, number: int = 0, iom: str = ""
+) -> ElementFaultSpec | None:
+    """The spec's fault of one element, if it has one."""
+    for fault in enc.spec.element_fault:
+        if fault.element != element:
+            continue
+        if element in ("psu", "fan") and fault.number == number:
+            return fault
+        if element in ("temperature", "io_module") and fault.io_module == iom:
+            return fault
+    return None
+
+
+def _psu(enc: EnclosureFabric, number: int) -> Element:
+    """A power supply: on, or as its fault says (Fail and DC fail set when it failed)."""
+    fault = _fault(enc, "psu", number)
+    descriptor = f"PSU {number + 1}"
+    if fault is None or fault.status == "ok":
+        return Element(descriptor, _status(STATUS_OK, 0, 0, 0x20))
+    code = STATUS_CODES[fault.status or "critical"]
+    if code == STATUS_NOT_INSTALLED:
+        return Element(descriptor, _status(code))
+    fail = 0x40 | 0x01 if code in (STATUS_CRITICAL, STATUS_UNRECOVERABLE) else 0x02  # AC fail
+    return Element(descriptor, _status(code, 0, 0, 0x20 | fail))
+
+
+def _fan(enc: EnclosureFabric, number: int) -> Element:
+    """A fan: running, or as its fault says (a failed fan is stopped with Fail set)."""
+    fault = _fault(enc, "fan", number)
+    descriptor = f"FAN {number + 1}"
+    if fault is None or fault.status == "ok":
+        return Element(descriptor, _fan_status(enc.name, number))
+    code = STATUS_CODES[fault.status or "critical"]
+    if code == STATUS_NOT_INSTALLED:
+        return Element(descriptor, _status(code))
+    if code == STATUS_NONCRITICAL:  # running slow
+        return Element(descriptor, _status(code, 0, 120, 0x20 | 0x01))
+    return Element(descriptor, _status(code, 0, 0, 0x40 | 0x20))
+
+
+def _temperature_sensor(enc: EnclosureFabric, iom: str) -> Element:
+    """An I/O module's temperature sensor with its limits; a fault sets the reading, and the
+    status and OT bits the reading earns (unless the fault says the status)."""
+    high_critical, high_warning = TEMPERATURE_LIMITS_C[:2]
+    limits = bytes(v + TEMPERATURE_OFFSET for v in TEMPERATURE_LIMITS_C)
+    descriptor = f"TEMP IOM {iom}"
+    fault = _fault(enc, "temperature", iom=iom)
+    reading = 26 + name_hash("temp", enc.name, iom) % 9
+    if fault is not None and fault.temperature_c is not None:
+        reading = fault.temperature_c
+    if fault is not None and fault.status is not None:
+        code = STATUS_CODES[fault.status]
+    elif reading >= high_critical:
+        code = STATUS_CRITICAL
+    elif reading >= high_warning:
+        code = STATUS_NONCRITICAL
+    else:
+        code = STATUS_OK
+    if code == STATUS_NOT_INSTALLED:
+        return Element(descriptor, _status(code), limits)
+    bits = 0
+    if reading >= high_critical:
+        bits |= 0x08  # OT failure
+    elif reading >= high_warning:
+        bits |= 0x04  # OT warning
+    return Element(descriptor, _status(code, 0, reading + TEMPERATURE_OFFSET, bits), limits)
+
+
+def _expander_element(enc: EnclosureFabric, expander: Expander) -> Element:
+    """A SAS expander of an I/O module: OK, or as the I/O module's fault says."""
+    descriptor = f"EXPANDER {expander.io_module}{expander.ordinal}"
+    fault = _fault(enc, "io_module", iom=expander.io_module or "A")
+    if fault is None or fault.status == "ok":
+        return Element(descriptor, _status(STATUS_OK))
+    code = STATUS_CODES[fault.status or "critical"]
+    fail = 0x40 if code in (STATUS_CRITICAL, STATUS_UNRECOVERABLE) else 0
+    return Element(descriptor, _status(code, fail))
+
+
 def _element_types(enc: EnclosureFabric) -> tuple[ElementType, ...]:
     """Every element type of the enclosure with its elements and their status."""
     spec = enc.spec
@@ -141,19 +251,10 @@ def _element_types(enc: EnclosureFabric) -> tuple[ElementType, ...]:
         )
         for bay in range(spec.bays)
     )
-    psus = tuple(Element(f"PSU {i + 1}", _status(STATUS_OK, 0, 0, 0x20)) for i in range(PSU_COUNT))
-    fans = tuple(Element(f"FAN {i + 1}", _fan_status(enc.name, i)) for i in range(FAN_COUNT))
-    temps = tuple(
-        Element(
-            f"TEMP IOM {iom}",
-            _status(STATUS_OK, 0, TEMPERATURE_OFFSET + 26 + name_hash("temp", enc.name, iom) % 9),
-        )
-        for iom in spec.io_module_names
-    )
-    expanders = tuple(
-        Element(f"EXPANDER {e.io_module}{e.ordinal}", _status(STATUS_OK))
-        for e in enc.all_expanders()
-    )
+    psus = tuple(_psu(enc, i) for i in range(PSU_COUNT))
+    fans = tuple(_fan(enc, i) for i in range(FAN_COUNT))
+    temps = tuple(_temperature_sensor(enc, iom) for iom in spec.io_module_names)
+    expanders = tuple(_expander_element(enc, e) for e in enc.all_expanders())
     connectors = tuple(
         Element(f"CONNECTOR {iom} {way.upper()}", _connector_status(iom in cabled))
         for iom in spec.io_module_names

@@ -1,4 +1,4 @@
-"""`sg_ses --page=PG /dev/sgN` output text (sg3_utils 1.46) for pages cf, es, ed, aes and snic.
+"""`sg_ses --page=PG /dev/sgN` output text (sg3_utils 1.46) for pages cf, es, ed, aes, snic, th.
 
 Live sg_ses prints the device's INQUIRY identity first (`  VENDOR    PRODUCT           REV`),
 then the decoded page; for aes it also prints the primary enclosure logical identifier.
@@ -28,7 +28,7 @@ from pinchpoint.simulator.ses_pages import (
     SesPageSet,
 )
 
-PAGES = ("cf", "es", "ed", "aes", "snic")
+PAGES = ("cf", "es", "ed", "aes", "snic", "th")
 
 _TYPE_NAMES = {
     0x01: "Device slot",
@@ -231,9 +231,11 @@ def _status_lines(code: int, element: Element) -> list[str]:
 
 def enclosure_status_text(pages: SesPageSet) -> list[str]:
     """The Enclosure Status diagnostic page (0x2), as `--page=es` decodes it."""
+    bits = pages.summary_bits
     lines = [
         "Enclosure Status diagnostic page:",
-        "  INVOP=0, INFO=0, NON-CRIT=0, CRIT=0, UNRECOV=0",
+        f"  INVOP=0, INFO=0, NON-CRIT={_bit(bits, 2)}, CRIT={_bit(bits, 1)}, "
+        f"UNRECOV={_bit(bits, 0)}",
         f"  generation code: 0x{pages.generation:x}",
         "  status descriptor list",
     ]
@@ -335,12 +337,42 @@ def nickname_text(pages: SesPageSet) -> list[str]:
     ]
 
 
+def _temperature_limit(value: int) -> str:
+    """One temperature limit as sg_ses prints it: °C, or <res> for a zero byte."""
+    return "<res>" if value == 0 else str(value - TEMPERATURE_OFFSET)
+
+
+def threshold_text(pages: SesPageSet) -> list[str]:
+    """The Threshold In diagnostic page (0x5), as `--page=th` decodes it: limits of the
+    temperature sensors, headings only for the types without limits."""
+    lines = [
+        "Threshold In diagnostic page:",
+        "  INVOP=0",
+        f"  generation code: 0x{pages.generation:x}",
+        "  Threshold status descriptor list",
+    ]
+    for index, element_type in enumerate(pages.types):
+        lines.append(_type_line(element_type.code, index))
+        if element_type.code != TEMPERATURE_SENSOR:
+            continue
+        labelled = [("Overall descriptor:", element_type.overall)] + [
+            (f"Element {n} descriptor:", e) for n, e in enumerate(element_type.elements)
+        ]
+        for label, element in labelled:
+            hc, hw, lw, lc = (_temperature_limit(v) for v in element.threshold)
+            lines.append(f"      {label}")
+            lines.append(f"        high critical={hc}, high warning={hw}")
+            lines.append(f"        low warning={lw}, low critical={lc} (in Celsius)")
+    return lines
+
+
 _RENDERERS: dict[str, Callable[[SesPageSet], list[str]]] = {
     "cf": configuration_text,
     "es": enclosure_status_text,
     "ed": element_descriptor_text,
     "aes": additional_status_text,
     "snic": nickname_text,
+    "th": threshold_text,
 }
 
 

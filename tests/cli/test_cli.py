@@ -179,3 +179,25 @@ def test_stats_by_controller_on_a_simulated_ahci_host(tmp_path: Path) -> None:
         "AHCI 0000:00:17.0 ata1",
         "AHCI 0000:00:17.0 ata2",
     ]
+
+
+def test_inventory_shows_enclosure_elements_in_trouble(tmp_path: Path) -> None:
+    """The simulated enclosure_faults host: each enclosure's summary, and a row per element in
+    trouble with its reading and its own limits."""
+    from pinchpoint.simulator import DEMO_SPEC_PATH, load_spec, write_snapshot
+
+    out = tmp_path / "faults"
+    write_snapshot(load_spec(DEMO_SPEC_PATH.parent / "enclosure_faults.toml"), out)
+    result = runner.invoke(app, ["inventory", "--snapshot", str(out)], env={"COLUMNS": "240"})
+    assert result.exit_code == 0, result.output
+    assert "Enclosure elements with a problem" in result.output
+    assert "2 power supplies, 4 fans, 2 temperature sensors 31–64 °C, 2 expanders: 3 in" in (
+        result.output
+    )
+    assert "▲ power supply 1 (PSU 2) reports Critical" in result.output
+    row = next(
+        line
+        for line in result.output.splitlines()
+        if line.startswith("│ JBOD-A") and "TEMP IOM A" in line
+    )
+    assert "64 °C" in row and "warn 60 / crit 70 °C" in row

@@ -28,6 +28,7 @@ DOMAINS = (
     "disk",
     "zfs",
     "firmware",
+    "enclosure",
     "fleet",
     "nvme",
     "iscsi",

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from fixture_paths import SPECS
 
-from pinchpoint.simulator import demo_spec, kernel_view, load_spec, spec_from_data
+from pinchpoint.simulator import DEMO_SPEC_PATH, demo_spec, kernel_view, load_spec, spec_from_data
 from pinchpoint.simulator.discovery import ScsiDeviceView
 from pinchpoint.simulator.ses_hex import inhex
 from pinchpoint.simulator.ses_pages import ses_page_set
@@ -24,6 +24,7 @@ from pinchpoint.simulator.ses_text import PAGES, page_text
 from pinchpoint.simulator.spec import HostSpec
 
 NO_SG_SES = shutil.which("sg_ses") is None
+ENCLOSURE_FAULTS = DEMO_SPEC_PATH.parent / "enclosure_faults.toml"  # failed PSU, fan, IOM, hot
 
 
 def odd_spec() -> HostSpec:
@@ -63,10 +64,10 @@ def read(root: Path, sg: str, page: str) -> str:
     return (root / "commands" / "sg_ses" / f"{sg}.{page}.txt").read_text()
 
 
-def test_every_ses_device_has_its_five_pages(demo_root: Path) -> None:
+def test_every_ses_device_has_its_six_pages(demo_root: Path) -> None:
     files = sorted(p.name for p in (demo_root / "commands" / "sg_ses").iterdir())
     sgs = sorted({name.split(".")[0] for name in files})
-    assert len(sgs) == 10 and len(files) == 50
+    assert len(sgs) == 10 and len(files) == 60
     for sg in sgs:
         device = (demo_root / "sys" / "class" / "scsi_generic" / sg / "device").resolve()
         assert (device / "type").read_text() == "13\n"
@@ -142,12 +143,16 @@ def test_empty_bays_show_not_installed() -> None:
 
 @pytest.mark.tools
 @pytest.mark.skipif(NO_SG_SES, reason="sg_ses (sg3-utils) not installed")
-@pytest.mark.parametrize("spec_name", ["demo", "jbod_4u60", "sas_switch", "no_encserv", "odd"])
+@pytest.mark.parametrize(
+    "spec_name", ["demo", "jbod_4u60", "sas_switch", "no_encserv", "odd", "enclosure_faults"]
+)
 @pytest.mark.parametrize("page", PAGES)
 def test_text_equals_what_real_sg_ses_prints(tmp_path: Path, spec_name: str, page: str) -> None:
-    spec = {"demo": demo_spec, "odd": odd_spec}.get(
-        spec_name, lambda: load_spec(SPECS / f"{spec_name}.toml")
-    )()
+    spec = {
+        "demo": demo_spec,
+        "odd": odd_spec,
+        "enclosure_faults": lambda: load_spec(ENCLOSURE_FAULTS),
+    }.get(spec_name, lambda: load_spec(SPECS / f"{spec_name}.toml"))()
     seen: set[int] = set()
     for dev in ses_of(spec):
         assert dev.ses is not None

@@ -29,9 +29,14 @@ from pinchpoint.model.findings import Finding, Severity
 from pinchpoint.model.health import DiskHealth, SelfTestOutcome
 from pinchpoint.model.histogram import LatencyHistogram
 from pinchpoint.model.inventory import Inventory
-from pinchpoint.model.sas import Chain, Disk, Enclosure, Hba, HbaPort
+from pinchpoint.model.sas import Chain, Disk, Enclosure, EnclosureElement, Hba, HbaPort
 from pinchpoint.model.stats import Metric
-from pinchpoint.naming import connector_name, hba_port_name
+from pinchpoint.naming import connector_name, element_name, hba_port_name
+from pinchpoint.stats.enclosure_elements import (
+    ABSENT_STATUSES,
+    element_troubles,
+    elements_summary,
+)
 from pinchpoint.stats.series import SeriesPoint, combine_into
 
 if TYPE_CHECKING:
@@ -191,6 +196,69 @@ class BayView(BaseModel):
     findings: list[str] = Field(default_factory=list)
 
 
+class ElementBrief(BaseModel):
+    """One SES element of the enclosure (PSU, fan, sensor, expander …) for its page: its state,
+    its reading and its own limits, and what is wrong with it (`stats.enclosure_elements`)."""
+
+    name: str  # "power supply 1 (PSU 2)" (pinchpoint.naming.element_name)
+    element_type: str  # as SES names it: "Power supply", "Cooling", "Temperature sensor"
+    index: int
+    status: str
+    reading: str | None = None  # "64 °C", "12.1 V", "5240 rpm"
+    temperature_c: float | None = None
+    fan_rpm: int | None = None
+    high_warning: float | None = None  # the sensor's own limits (threshold page)
+    high_critical: float | None = None
+    limits_unit: str | None = None
+    problem: str | None = None  # "reports Critical", "at 64 °C, over its 60 °C warning limit"
+    severity: Severity | None = None  # of the problem; None when the element is fine
+
+
+def _reading(element: EnclosureElement) -> str | None:
+    if element.temperature_c is not None:
+        return f"{element.temperature_c:g} °C"
+    if element.voltage_v is not None:
+        return f"{element.voltage_v:g} V"
+    if element.current_a is not None:
+        return f"{element.current_a:g} A"
+    if element.fan_rpm is not None:
+        return f"{element.fan_rpm} rpm"
+    return None
+
+
+def element_briefs(enclosure: Enclosure) -> list[ElementBrief]:
+    """The enclosure's elements worth showing: those installed, and those in trouble; disk
+    slots, connectors and the enclosure element itself are shown elsewhere or say nothing."""
+    troubles = {id(t.element): t for t in element_troubles(enclosure)}
+    briefs = []
+    for element in enclosure.elements or []:
+        trouble = troubles.get(id(element))
+        kind = element.element_type.lower()
+        if trouble is None and (
+            element.status.lower() in ABSENT_STATUSES
+            or kind in ("sas connector", "enclosure", "audible alarm")
+        ):
+            continue
+        limits = element.limits
+        briefs.append(
+            ElementBrief(
+                name=element_name(element),
+                element_type=element.element_type,
+                index=element.index,
+                status=element.status,
+                reading=_reading(element),
+                temperature_c=element.temperature_c,
+                fan_rpm=element.fan_rpm,
+                high_warning=limits.high_warning if limits else None,
+                high_critical=limits.high_critical if limits else None,
+                limits_unit=limits.unit if limits else None,
+                problem=trouble.what if trouble else None,
+                severity=trouble.severity if trouble else None,
+            )
+        )
+    return briefs
+
+
 class EnclosureView(BaseModel):
     """One enclosure's page: its maintenance view, I/O modules, bays and locate ability."""
 
@@ -200,6 +268,9 @@ class EnclosureView(BaseModel):
     figures: Figures | None = None
     io_modules: list[IoModule] = Field(default_factory=list)
     bays: list[BayView] = Field(default_factory=list)
+    # SES elements: power supplies, fans, sensors, expanders; None where not read
+    elements: list[ElementBrief] | None = None
+    elements_summary: str = ""  # "2 power supplies, 4 fans, …: all OK"
     locate_refusal: str | None = None  # why the locate LEDs cannot be switched here
     window_start: datetime
     window_end: datetime
@@ -672,6 +743,8 @@ def enclosure_view(
         figures=_group_figures(reader, enclosure.id, list(disks), disk_figures, slower_than_s),
         io_modules=_io_modules(enclosure, inventory),
         bays=bays,
+        elements=element_briefs(enclosure) if enclosure.elements is not None else None,
+        elements_summary=elements_summary(enclosure),
         locate_refusal=service.target.locate_refusal(),
         window_start=start,
         window_end=end,

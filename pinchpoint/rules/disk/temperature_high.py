@@ -9,6 +9,7 @@ from statistics import median
 from pinchpoint.model.findings import EntityRef, Evidence, Fact, Severity
 from pinchpoint.model.health import DiskHealth
 from pinchpoint.model.inventory import Inventory
+from pinchpoint.model.sas import Enclosure
 from pinchpoint.naming import enclosure_ref, health_disk_ref
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext, Threshold
 
@@ -39,6 +40,22 @@ def _limit_facts(health: DiskHealth) -> list[Fact]:
             Fact(name="drive's critical limit", value=health.temperature_critical_c, unit="°C")
         )
     return facts
+
+
+def _enclosure_sensors(enclosure: Enclosure | None) -> list[Fact]:
+    """The enclosure's own temperature sensors (SES), as context: a hot enclosure makes hot
+    drives; a cool one points at the drive or its bay."""
+    if enclosure is None or not enclosure.elements:
+        return []
+    return [
+        Fact(
+            name=f"enclosure sensor {e.descriptor or f'{e.element_type} {e.index}'}",
+            value=e.temperature_c,
+            unit="°C",
+        )
+        for e in enclosure.elements
+        if e.element_type.lower().startswith("temperature") and e.temperature_c is not None
+    ]
 
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
@@ -93,6 +110,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                 compared = [health_disk_ref(p, inventory) for p in peer_reports]
         if not reasons:
             continue
+        facts += _enclosure_sensors(enclosures.get(enclosure_id or ""))
         remediation = None
         if severity is Severity.CRITICAL:
             remediation = (

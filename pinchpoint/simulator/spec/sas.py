@@ -20,6 +20,9 @@ from pinchpoint.simulator.spec.values import (
     SpecModel,
 )
 
+# The power supplies and fans every simulated enclosure reports (simulator/ses_pages.py).
+ELEMENT_COUNTS = {"psu": 2, "fan": 4}
+
 
 class HbaSpec(SpecModel):
     """`[[hba]]`: one SAS HBA (one PCI function, one SCSI host)."""
@@ -106,6 +109,26 @@ class MissingPathSpec(SpecModel):
     io_module: IoModule = "B"
 
 
+ElementKind = Literal["psu", "fan", "temperature", "io_module"]
+ElementStatus = Literal["ok", "critical", "noncritical", "unrecoverable", "not_installed"]
+
+
+class ElementFaultSpec(SpecModel):
+    """`[[enclosure.element_fault]]`: one SES element of the enclosure reporting a problem.
+
+    `psu` and `fan` take `number` (0-based: PSU 1 is 0); `temperature` (an I/O module's sensor)
+    and `io_module` (its expanders) take `io_module`. `status` defaults to critical, for a
+    temperature to what `temperature_c` makes it against the sensor's limits (60 °C warning,
+    70 °C critical). An I/O module `not_installed` must also be in `lose_path`.
+    """
+
+    element: ElementKind
+    number: int = Field(default=0, ge=0)
+    io_module: IoModule = "A"
+    status: ElementStatus | None = None
+    temperature_c: int | None = Field(default=None, ge=-19, le=235)
+
+
 class EnclosureSpec(SpecModel):
     """`[[enclosure]]`: a JBOD with one or two I/O modules."""
 
@@ -129,6 +152,7 @@ class EnclosureSpec(SpecModel):
     disk: DiskSpec = DiskSpec()
     disk_firmware: dict[int, str] = Field(default_factory=dict)  # bay -> the disk's revision
     missing_disk_paths: list[MissingPathSpec] = Field(default_factory=list)
+    element_fault: list[ElementFaultSpec] = Field(default_factory=list)
 
     @property
     def io_module_names(self) -> tuple[IoModule, ...]:
@@ -167,7 +191,32 @@ class EnclosureSpec(SpecModel):
                 raise ValueError(f"lose_path: I/O module {iom} does not exist")
         if self.expanders_per_io_module > 1 and self.bays < self.expanders_per_io_module - 1:
             raise ValueError("expanders_per_io_module: more sub-expanders than bays")
+        self._elements_exist()
         return self
+
+    def _elements_exist(self) -> None:
+        """Every faulty element named must exist (2 PSUs, 4 fans, a sensor per I/O module)."""
+        counts = {"psu": ELEMENT_COUNTS["psu"], "fan": ELEMENT_COUNTS["fan"]}
+        for fault in self.element_fault:
+            if fault.element in counts and fault.number >= counts[fault.element]:
+                raise ValueError(
+                    f"element_fault: no {fault.element} {fault.number} "
+                    f"(0..{counts[fault.element] - 1})"
+                )
+            if (
+                fault.element in ("temperature", "io_module")
+                and fault.io_module not in self.io_module_names
+            ):
+                raise ValueError(f"element_fault: no I/O module {fault.io_module}")
+            if (
+                fault.element == "io_module"
+                and fault.status == "not_installed"
+                and fault.io_module not in self.lose_path
+            ):
+                raise ValueError(
+                    f"element_fault: I/O module {fault.io_module} not installed must also "
+                    "be in lose_path (nothing is cabled through it)"
+                )
 
 
 class ChainSpec(SpecModel):

@@ -61,6 +61,10 @@ def test_simulated_hot_drives_are_named_by_slot(smart_faults: Inventory) -> None
     assert len(peer.evidence[0].peers) == 11
     assert all(p.name.startswith("JBOD-H slot ") for p in peer.evidence[0].peers)
 
+    # the enclosure's own sensors as context (the simulated SES pages read 31 °C and up)
+    sensors = {n: v for n, v in facts.items() if n.startswith("enclosure sensor ")}
+    assert sensors and all(isinstance(v, int | float) and 0 < v < 80 for v in sensors.values())
+
     sct = found["JBOD-S slot 11 (SLOT 12)"]
     assert sct.severity.value == "warning"
     assert "warning limit 60 °C" in sct.evidence[0].summary

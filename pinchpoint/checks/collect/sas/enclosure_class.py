@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pinchpoint.checks.source import SourceError
 from pinchpoint.checks.source.sysfs import SysfsReader
 from pinchpoint.model import ids
+from pinchpoint.model.sas import EnclosureElement
 
 __all__ = ["SesFacts", "SlotFacts", "read_enclosure_components", "read_enclosure_id"]
 
@@ -52,6 +53,9 @@ class SesFacts:
     dual_ported_slots: int = 0  # slots whose device shows two phys with addresses (aes)
     in_enclosure_class: bool = False
     slots: dict[int, SlotFacts] = field(default_factory=dict)
+    elements: list[EnclosureElement] | None = None  # None: no enclosure status page read
+    status_summary: list[str] = field(default_factory=list)  # summary bits set: "CRIT", …
+    elements_whole: bool = False  # the status page was read to its end
 
 
 def _flag(text: str | None) -> bool | None:

@@ -267,6 +267,10 @@ class FabricBuilder:
             ses.in_enclosure_class = ses.in_enclosure_class or bool(
                 facts and facts.in_enclosure_class
             )
+            if facts is not None and facts.revision:
+                # the I/O module's firmware as its own configuration page gives it (what each
+                # SES device reports for itself), else the INQUIRY revision sysfs shows
+                ses.revision = facts.revision
         elif dev.scsi_type in (SCSI_TYPE_DISK, None):
             path = DiskPath(
                 id=pid,
@@ -384,6 +388,11 @@ class FabricBuilder:
             enc.vendor = enc.vendor or exp.vendor
             enc.product = enc.product or exp.product
         enc.io_modules = len(enc.ses_devices) or None
+        for f in sorted(facts, key=lambda f: not f.elements_whole):  # a whole page first
+            if f.elements is not None and enc.elements is None:
+                reporter = next((s.id for s in enc.ses_devices if f.hctl in s.hctls), f.hctl)
+                enc.elements = [e.model_copy(update={"reported_by": reporter}) for e in f.elements]
+                enc.status_summary = list(f.status_summary)
         elements = [f.expander_elements for f in facts if f.expander_elements]
         if elements:
             enc.io_modules = max(enc.io_modules or 0, min(max(elements), 2))

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from pinchpoint.checks.collect.sas.enclosure_class import SesFacts, SlotFacts
 from pinchpoint.checks.parse.ses import PAGE_PARSERS, SesParseError
+from pinchpoint.model.sas import ElementLimits, EnclosureElement
 from pinchpoint.model.ses import (
     SesAdditionalElement,
     SesAdditionalStatus,
@@ -18,12 +19,14 @@ from pinchpoint.model.ses import (
     SesElementDescriptors,
     SesEnclosureStatus,
     SesNicknames,
+    SesStatusElement,
+    SesThresholds,
     is_slot_type,
 )
 
 __all__ = ["SES_PAGES", "SesPages", "apply_pages", "parse_page"]
 
-SES_PAGES = ("cf", "snic", "ed", "es", "aes")
+SES_PAGES = ("cf", "snic", "ed", "es", "aes", "th")
 
 
 @dataclass
@@ -35,6 +38,7 @@ class SesPages:
     ed: SesElementDescriptors | None = None
     es: SesEnclosureStatus | None = None
     aes: SesAdditionalStatus | None = None
+    th: SesThresholds | None = None
     problems: list[str] = field(default_factory=list)
 
 
@@ -137,3 +141,122 @@ def apply_pages(facts: SesFacts, pages: SesPages) -> None:
                 slot.descriptor = slot.descriptor or name
     if facts.slot_count is None and facts.slots:
         facts.slot_count = len(facts.slots)
+    if pages.es is not None:
+        facts.elements_whole = not pages.es.truncated
+        element_addresses = _element_addresses(pages)
+        facts.elements = [
+            _element(
+                status, pages, element_addresses.get((status.type_index, status.element_number))
+            )
+            for status in pages.es.elements
+            if status.element_number is not None and not is_slot_type(status.element_type)
+        ]
+        facts.status_summary = [
+            name
+            for name, on in (
+                ("UNRECOV", pages.es.unrecoverable),
+                ("CRIT", pages.es.critical),
+                ("NON-CRIT", pages.es.non_critical),
+                ("INFO", pages.es.info),
+                ("INVOP", pages.es.invalid_operation),
+            )
+            if on
+        ]
+
+
+# Status bits that report a problem of the element, as sg_ses names them (power supply,
+# temperature, voltage and current sensors, enclosure); "Fail" is kept on its own.
+_ALARM_BITS = frozenset(
+    name.lower()
+    for name in (
+        "DC overvoltage",
+        "DC undervoltage",
+        "DC overcurrent",
+        "Overtmp fail",
+        "Temperature warn",
+        "AC fail",
+        "DC fail",
+        "OT failure",
+        "OT warning",
+        "UT failure",
+        "UT warning",
+        "Warn Over",
+        "Warn Under",
+        "Crit Over",
+        "Crit Under",
+        "Failure indication",
+        "Warning indication",
+    )
+)
+
+
+def _detail_number(details: list[str], name: str) -> float | None:
+    """The number of a "Voltage: 0.94 volts" detail, if the element prints one."""
+    for detail in details:
+        key, colon, value = detail.partition(":")
+        if colon and key.strip().lower() == name:
+            words = value.split()
+            try:
+                return float(words[0]) if words else None
+            except ValueError:
+                return None
+    return None
+
+
+def _element_addresses(pages: SesPages) -> dict[tuple[int, int], str]:
+    """(type index, element number) -> SAS address of each expander and each controller
+    (ESM) the additional element status page describes."""
+    if pages.aes is None:
+        return {}
+    bases = _type_bases(pages.cf)
+    positions: dict[int, int] = {}
+    found: dict[tuple[int, int], str] = {}
+    for element in pages.aes.elements:
+        if is_slot_type(element.element_type) or element.invalid or element.type_index is None:
+            continue
+        ti = element.type_index
+        position = positions.get(ti, 0)
+        positions[ti] = position + 1
+        address = element.sas_address or next(
+            (p.sas_address for p in element.port_phys if p.sas_address != "0x0"), None
+        )
+        if address:
+            found[(ti, _element_number(element, position, bases))] = address
+    return found
+
+
+def _element(
+    status: SesStatusElement, pages: SesPages, sas_address: str | None
+) -> EnclosureElement:
+    """One non-slot element: its status bits, readings, name and limits."""
+    assert status.element_number is not None  # the caller keeps individual elements only
+    number = status.element_number
+    kind = status.element_type.lower()
+    limits = pages.th.threshold(status.type_index, number) if pages.th is not None else None
+    fail = status.flag("Fail")
+    temperature = status.flag("Temperature") if "temperature" in kind else None
+    speed = status.flag("Actual speed") if "cooling" in kind or "fan" in kind else None
+    return EnclosureElement(
+        element_type=status.element_type,
+        type_index=status.type_index,
+        index=number,
+        descriptor=pages.ed.descriptor(status.type_index, number) if pages.ed else None,
+        status=status.status,
+        predicted_failure=status.predicted_failure,
+        fail=None if fail is None else fail != 0,
+        warnings=[k for k, v in status.flags.items() if v and k.lower() in _ALARM_BITS],
+        temperature_c=None if temperature is None else float(temperature),
+        voltage_v=_detail_number(status.details, "voltage") if "voltage" in kind else None,
+        current_a=_detail_number(status.details, "current") if "current" in kind else None,
+        fan_rpm=speed,
+        sas_address=sas_address,
+        limits=None
+        if limits is None
+        else ElementLimits(
+            high_critical=limits.high_critical,
+            high_warning=limits.high_warning,
+            low_warning=limits.low_warning,
+            low_critical=limits.low_critical,
+            unit=limits.unit,
+        ),
+    )

@@ -1,4 +1,5 @@
-"""Parsers for what `sg_ses --page=PG` prints (cf, es, ed, aes, snic) into `pinchpoint.model.ses`.
+"""Parsers for what `sg_ses --page=PG` prints (cf, es, ed, aes, snic, th) into
+`pinchpoint.model.ses`.
 
 Pure functions of text, no I/O: the collectors run `sg_ses` (or read a snapshot) and hand the
 output here. Accepted shapes:
@@ -38,6 +39,7 @@ from pinchpoint.checks.parse.ses.element_descriptors import parse_element_descri
 from pinchpoint.checks.parse.ses.enclosure_status import parse_enclosure_status
 from pinchpoint.checks.parse.ses.nicknames import parse_nicknames
 from pinchpoint.checks.parse.ses.page import SesParseError
+from pinchpoint.checks.parse.ses.thresholds import parse_thresholds
 from pinchpoint.model.ses import SesPage
 
 __all__ = [
@@ -48,6 +50,7 @@ __all__ = [
     "parse_element_descriptors",
     "parse_enclosure_status",
     "parse_nicknames",
+    "parse_thresholds",
 ]
 
 # The parser for each `sg_ses --page=` abbreviation.
@@ -57,4 +60,5 @@ PAGE_PARSERS: Mapping[str, Callable[[str], SesPage]] = {
     "ed": parse_element_descriptors,
     "aes": parse_additional_status,
     "snic": parse_nicknames,
+    "th": parse_thresholds,
 }

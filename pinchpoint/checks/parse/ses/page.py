@@ -61,6 +61,7 @@ _TITLES = {
     "ed": "Element Descriptor In diagnostic page",
     "aes": "Additional element status diagnostic page",
     "snic": "Subenclosure nickname status diagnostic page",
+    "th": "Threshold In diagnostic page",
 }
 
 # The title lines themselves, whole-line and case-insensitive; the colon is optional (1.48+
@@ -71,6 +72,7 @@ _HEADERS = {
     "ed": re.compile(r"element descriptor (?:in )?diagnostic page:?", re.IGNORECASE),
     "aes": re.compile(r"additional element status diagnostic page:?", re.IGNORECASE),
     "snic": re.compile(r"subenclosure nickname status diagnostic page:?", re.IGNORECASE),
+    "th": re.compile(r"threshold in diagnostic page:?", re.IGNORECASE),
 }
 
 

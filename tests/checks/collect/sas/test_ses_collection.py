@@ -72,7 +72,7 @@ def test_only_the_first_io_module_is_asked_for_every_page(host: Path) -> None:
     per_device = Counter(
         key.split("/")[1].split(".")[0] for key in source.asked if key.startswith("sg_ses/")
     )
-    assert sorted(per_device.values()) == [1, 1, 5, 5]  # 2 enclosures × (5 pages + cf)
+    assert sorted(per_device.values()) == [1, 1, 6, 6]  # 2 enclosures × (6 pages + cf)
 
 
 def test_empty_and_truncated_pages_are_read_from_the_other_io_module(host: Path) -> None:
@@ -81,7 +81,7 @@ def test_empty_and_truncated_pages_are_read_from_the_other_io_module(host: Path)
     full = Counter(
         key.split("/")[1].split(".")[0] for key in source.asked if key.startswith("sg_ses/")
     )
-    primaries = [sg for sg, count in full.items() if count == 5]
+    primaries = [sg for sg, count in full.items() if count == 6]
     sg = next(s for s in primaries if s in sg_for(host, "JBOD-B"))
     es = host / f"commands/sg_ses/{sg}.es.txt"
     text = es.read_text()
@@ -92,6 +92,11 @@ def test_empty_and_truncated_pages_are_read_from_the_other_io_module(host: Path)
     assert jbod_b.bay_count == 24
     assert jbod_b.nickname == "JBOD-B"
     assert all(s.status == "OK" for s in jbod_b.slots)
+    # the elements come whole from the other I/O module, not cut from the first one's page
+    assert jbod_b.elements is not None and len(jbod_b.elements) == 15
+    assert jbod_b.elements[0].reported_by != next(
+        d.id for d in jbod_b.ses_devices if sg in d.sg_devices
+    )
     lines = "\n".join(p.line() for p in inventory.problems)
     assert f"sg_ses --page=es /dev/{sg}" in lines and "ended early" in lines
     assert f"sg_ses --page=snic /dev/{sg}" in lines
@@ -147,3 +152,33 @@ def test_the_real_sg_ses_failing_on_an_absent_device_is_reported(host: Path) -> 
     assert failed
     assert "sg_ses exited with status" in failed[0].reason
     assert len(inventory.sas.disks) == 48
+
+
+def test_a_garbled_threshold_page_leaves_the_elements_without_limits(host: Path) -> None:
+    for sg in sg_for(host, "JBOD-A"):
+        (host / f"commands/sg_ses/{sg}.th.txt").write_bytes(b"\x00\x01binary\xff" * 20)
+    inventory = collect_inventory(SnapshotSource(host))
+    jbod_a = next(e for e in inventory.sas.enclosures if e.name == "JBOD-A")
+    assert jbod_a.elements is not None and len(jbod_a.elements) == 15
+    assert all(e.limits is None for e in jbod_a.elements)
+    temperatures = [e.temperature_c for e in jbod_a.elements if e.temperature_c is not None]
+    assert len(temperatures) == 2  # the status page's readings stand
+    garbled = [p for p in inventory.problems if "--page=th" in p.subject]
+    assert len(garbled) == 2 and all(p.kind is ProblemKind.GARBLED for p in garbled)
+    assert "no 'Threshold In diagnostic page' header (got binary data" in garbled[0].reason
+    jbod_b = next(e for e in inventory.sas.enclosures if e.name == "JBOD-B")
+    assert jbod_b.elements is not None
+    assert all(e.limits is not None for e in jbod_b.elements if e.temperature_c is not None)
+
+
+def test_a_snapshot_from_before_the_threshold_page_keeps_its_elements(host: Path) -> None:
+    """Snapshots captured before `th` was read: elements from the status page, no limits, and
+    "not collected" naming the page."""
+    for page in (host / "commands" / "sg_ses").glob("*.th.txt"):
+        page.unlink()
+    inventory = collect_inventory(SnapshotSource(host))
+    for enclosure in inventory.sas.enclosures:
+        assert enclosure.elements is not None and len(enclosure.elements) == 15
+        assert all(e.limits is None for e in enclosure.elements)
+    missing = [p for p in inventory.problems if "--page=th" in p.subject]
+    assert missing and all(p.kind is ProblemKind.NOT_COLLECTED for p in missing)

@@ -1,5 +1,6 @@
 // Enclosure: the front view of its bays (occupied, empty, faulted, locate on), each disk's
-// paths and health, the I/O modules and the HBA port each is cabled to, and the locate LEDs.
+// paths and health, the I/O modules and the HBA port each is cabled to, its power supplies,
+// fans and sensors (SES elements, with their own limits), and the locate LEDs.
 
 import { api } from "../api.js";
 import { badge, bytes, enclosureHref, fill, h, ms, none, number, say, slot, table } from "../dom.js";
@@ -30,6 +31,7 @@ export async function render(root, { params, navigate }) {
   drawModules(slot(root, "modules"), view.io_modules);
   drawCabling(slot(root, "cabling"), m.cabling);
   drawFindings(slot(root, "findings"), m.findings);
+  drawElements(root, view);
   drawDisks(slot(root, "disks"), view.bays, m);
   const select = (bay) => drawBay(root, view, bay);
   drawBays(root, view, select);
@@ -283,6 +285,42 @@ function drawDisks(element, bays, m) {
       ],
       rows,
       { rowAttrs: (b) => ({ dataset: { disk: b.slot.disk_id, paths: b.slot.hba_ports } }), caption: `${rows.length} disks in ${m.name}` },
+    ),
+  );
+}
+
+function limitsText(e) {
+  if (e.high_warning == null && e.high_critical == null) return "–";
+  const unit = e.limits_unit === "C" ? " °C" : ` ${e.limits_unit || ""}`;
+  return `warn ${e.high_warning ?? "–"} / crit ${e.high_critical ?? "–"}${unit}`;
+}
+
+function drawElements(root, view) {
+  const element = slot(root, "elements");
+  fill(slot(root, "elements-summary"), view.elements_summary);
+  if (view.elements == null) {
+    fill(element, none("The enclosure status page was not read (no sg_ses output in this inventory)."));
+    return;
+  }
+  if (!view.elements.length) {
+    fill(element, none("The enclosure reports no power supplies, fans or sensors."));
+    return;
+  }
+  fill(
+    element,
+    table(
+      [
+        { label: "Element", value: (e) => e.name },
+        { label: "Status", value: (e) => (e.severity ? badge(e.severity, e.status) : badge("ok", e.status)) },
+        { label: "Reading", num: true, value: (e) => e.reading || "–" },
+        { label: "Own limits", value: (e) => limitsText(e) },
+        { label: "Problem", value: (e) => e.problem || "" },
+      ],
+      view.elements,
+      {
+        rowAttrs: (e) => ({ class: e.severity ? `element-${e.severity}` : null, dataset: { element: e.name, severity: e.severity || "ok" } }),
+        caption: `${view.elements.length} elements of ${view.maintenance.name}`,
+      },
     ),
   );
 }

@@ -172,9 +172,14 @@ def test_latency_heat_map_has_data_and_drills_down(visit: Visit) -> None:
 def test_findings_filter_and_show_evidence_and_fix(visit: Visit) -> None:
     page = visit.open("/findings?state=open&severity=critical")
     items = page.locator("details.finding")
-    expect(items).to_have_count(2)
+    expect(items).to_have_count(3)
     titles = set(items.locator(".title").all_inner_texts())
-    assert titles == {"JBOD-003 has 1 of 2 SAS paths", "JBOD-012 has 1 of 2 SAS paths"}
+    assert titles == {
+        "JBOD-003 has 1 of 2 SAS paths",
+        "JBOD-012 has 1 of 2 SAS paths",
+        "JBOD-002 power supply 1 (PSU 2) reports Critical",  # the demo's failed PSU
+    }
+    items = items.filter(has_text="SAS paths")
     items.first.locator("summary").click()
     body = items.first.locator(".body")
     expect(body.locator(".remedy")).to_contain_text("Cable the enclosure's other I/O module")
@@ -201,7 +206,7 @@ def test_reports_history_rendering_and_diff(visit: Visit, web_server: Server) ->
     assert rows.count() >= 2
     page.click('[data-action="diff"]')
     visit.wait_ready()
-    expect(page.locator('[data-diff="persisting"] h3')).to_contain_text("Persisting (3)")
+    expect(page.locator('[data-diff="persisting"] h3')).to_contain_text("Persisting (4)")
     expect(page.locator('[data-diff="new"] h3')).to_contain_text("New in B (0)")
     page.locator("[data-slot=history] tbody tr a").first.click()
     visit.wait_ready()

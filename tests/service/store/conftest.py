@@ -27,6 +27,7 @@ from pinchpoint.rules.engine import build_report, rule_context
 from pinchpoint.service.store import Store
 from pinchpoint.service.store.schema import Base
 from pinchpoint.simulator import load_spec, write_snapshot
+from pinchpoint.simulator.spec.host import HostSpec
 from pinchpoint.stats.gather import gather_statistics
 
 DEMO_SPEC = ROOT / "pinchpoint" / "simulator" / "specs" / "demo.toml"
@@ -34,10 +35,19 @@ RECABLED_SPEC = ROOT / "tests" / "fixtures" / "specs" / "field_case_1_recabled.t
 # -- real reports ---------------------------------------------------------------------------
 
 
+def _field_case_1(spec: Path) -> HostSpec:
+    """The host of `spec` with its cabling and workload only: the demo's failed power supply
+    (a fault of another kind, for the demo's viewers) is left out, so the store's tests count
+    field case 1's findings alone."""
+    loaded = load_spec(spec)
+    enclosures = [e.model_copy(update={"element_fault": []}) for e in loaded.enclosure]
+    return loaded.model_copy(update={"enclosure": enclosures})
+
+
 def _check(spec: Path) -> CheckedHost:
     with tempfile.TemporaryDirectory(dir=scratch_dir()) as scratch:
         snapshot = Path(scratch, spec.stem)
-        write_snapshot(load_spec(spec), snapshot)
+        write_snapshot(_field_case_1(spec), snapshot)
         source = SnapshotSource(snapshot)
         inventory = collect_inventory(source)
         statistics = gather_statistics(source, inventory, live=False)

@@ -4,8 +4,6 @@ report of that host, stored as a host of its own (`<hostname> (snapshot)`)."""
 from __future__ import annotations
 
 import shutil
-import tempfile
-from pathlib import Path
 
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel
@@ -18,6 +16,7 @@ from pinchpoint.checks.source.archives import (
     ArchiveRejected,
     extract_snapshot_archive,
 )
+from pinchpoint.checks.source.scratch import scratch_in
 from pinchpoint.service.store import ReportSummary
 
 router = APIRouter(prefix="/v1", tags=["snapshots"])
@@ -54,7 +53,7 @@ async def upload_snapshot(
     limits = ArchiveLimits(max_bytes=service.settings.max_upload_bytes)
     uploads = service.settings.resolved_data_dir() / "uploads"
     uploads.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="snapshot-", dir=uploads))
+    work = scratch_in(uploads, "snapshot-")  # below this process's own: see scratch.py
     try:
         archive = work / "upload.tar.gz"
         size = 0

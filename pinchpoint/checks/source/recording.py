@@ -31,8 +31,8 @@ class RecordingSource(LiveSource):
     def _record_dir(self, path: str) -> None:
         os.makedirs(self._out(path), exist_ok=True)
 
-    def read_bytes(self, path: str) -> bytes:
-        data = super().read_bytes(path)
+    def read_bytes(self, path: str, limit: int | None = None) -> bytes:
+        data = super().read_bytes(path, limit)
         real_path = self.resolve(path)
         dest = self._out(real_path)
         os.makedirs(os.path.dirname(dest), exist_ok=True)

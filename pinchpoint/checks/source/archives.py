@@ -61,6 +61,7 @@ HEADER_ALLOWANCE = 64 * 1024  # tar headers (PAX included) read between two memb
 RATIO_FLOOR_BYTES = 1 * MIB  # below this much unpacked, a high ratio is harmless (headers)
 MAX_LINK_HOPS = 40  # the kernel's limit on symlinks followed in one lookup
 MAX_NAME_COMPONENT_BYTES = 255
+MAX_NAME_BYTES = 4095  # a member's whole path, PATH_MAX less its terminating NUL
 COPY_CHUNK = 1 * MIB
 
 TOO_LARGE = 413
@@ -90,6 +91,7 @@ class ArchiveRejected(ValueError):  # noqa: N818 (the name the service's API cod
         self.reason = reason
         self.status = status
         self.member = member
+        self.unpacked_bytes: int | None = None  # how far the decompressed stream was read
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,11 +135,9 @@ class _MeteredStream:
         self.total += len(data)
         limits = self._limits
         if self.total > limits.max_unpacked_bytes:
-            raise ArchiveRejected(
-                f"unpacks to more than {limits.max_unpacked_bytes:,} bytes", TOO_LARGE
-            )
+            raise self._stop(f"unpacks to more than {limits.max_unpacked_bytes:,} bytes", TOO_LARGE)
         if self.total > RATIO_FLOOR_BYTES and self.total > limits.max_ratio * self._packed:
-            raise ArchiveRejected(
+            raise self._stop(
                 f"unpacks to more than {limits.max_ratio:g} times its packed size "
                 f"({self._packed:,} bytes): refused as a decompression bomb",
                 TOO_LARGE,
@@ -147,6 +147,12 @@ class _MeteredStream:
                 f"a tar header is larger than {HEADER_ALLOWANCE:,} bytes", REFUSED
             )
         return data
+
+    def _stop(self, reason: str, status: int) -> ArchiveRejected:
+        """The refusal that ends the read here, saying how far it got."""
+        error = ArchiveRejected(reason, status)
+        error.unpacked_bytes = self.total
+        return error
 
     def expect_member(self, member: tarfile.TarInfo) -> None:
         """Allow the stream to run to the end of `member`'s data and the next headers."""
@@ -215,6 +221,10 @@ def _normalise(name: str) -> str:
         raise _refuse(name, "absolute path")
     if "\\" in name:
         raise _refuse(name, "backslash in the path")
+    if len(name) > MAX_NAME_BYTES // 4 and len(name.encode("utf-8", "surrogateescape")) > (
+        MAX_NAME_BYTES
+    ):
+        raise _refuse(name[:200] + "…", f"a path longer than {MAX_NAME_BYTES:,} bytes")
     parts = name.split("/")
     if "" in parts or "." in parts:
         parts = [p for p in parts if p not in ("", ".")]
@@ -359,6 +369,11 @@ def _survey(
             members.append(member)
         if stream.total < data_end:
             raise ArchiveRejected(f"{archive.name} is truncated: the last member is cut short")
+        # Read on to the end of the compressed data: a gzip whose end (its CRC and length) is
+        # cut off is broken, even when the tar inside ended before.
+        stream.allowed_until = limits.max_unpacked_bytes
+        while stream.read(COPY_CHUNK):
+            pass
     if not order:
         raise ArchiveRejected("the archive is empty: it holds no member")
     root = _snapshot_root(entries)

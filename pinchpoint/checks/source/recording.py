@@ -20,13 +20,30 @@ class RecordingSource(LiveSource):
     def _out(self, path: str) -> str:
         return self.out + path
 
-    def _record_link(self, path: str, target: str) -> None:
-        if os.path.isabs(target):
-            target = posixpath.relpath(target, posixpath.dirname(path))
-        dest = self._out(path)
+    def _record_link(self, path: str, target: str, resolved_parent: bool = False) -> None:
+        """Keep the link at `path` in the snapshot, with a target that cannot leave it: an
+        absolute target becomes the relative path to that host path inside the snapshot, a
+        relative one is written in its plain form (`../` steps, then names) from the link's
+        resolved directory, and one that climbs above the host's root is dropped, so an
+        archive of the snapshot passes the extractor's link checks."""
+        parent = posixpath.dirname(path)
+        if not resolved_parent:
+            parent = self.resolve(parent)
+        joined = target if target.startswith("/") else f"{parent}/{target}"
+        depth = 0
+        for part in joined.split("/"):
+            if part == "..":
+                depth -= 1
+                if depth < 0:
+                    return  # leads above the root: not kept
+            elif part not in ("", "."):
+                depth += 1
+        host_target = posixpath.normpath("/" + joined.lstrip("/"))
+        written = posixpath.relpath(host_target, parent)
+        dest = self._out(posixpath.join(parent, posixpath.basename(path)))
         os.makedirs(os.path.dirname(dest), exist_ok=True)
         if not os.path.lexists(dest):
-            os.symlink(target, dest)
+            os.symlink(written, dest)
 
     def _record_dir(self, path: str) -> None:
         os.makedirs(self._out(path), exist_ok=True)
@@ -48,7 +65,7 @@ class RecordingSource(LiveSource):
             child = posixpath.join(base, name)
             real = self._real(child)
             if os.path.islink(real):
-                self._record_link(child, os.readlink(real))
+                self._record_link(child, os.readlink(real), resolved_parent=True)
             elif os.path.isdir(real):
                 self._record_dir(child)
         return names
@@ -72,7 +89,7 @@ class RecordingSource(LiveSource):
             real = self._real(candidate)
             if os.path.islink(real):
                 target = os.readlink(real)
-                self._record_link(candidate, target)
+                self._record_link(candidate, target, resolved_parent=True)
                 joined = target if os.path.isabs(target) else posixpath.join(current, target)
                 current = self.resolve(posixpath.normpath(joined))
             elif part == "..":

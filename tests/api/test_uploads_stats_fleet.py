@@ -316,3 +316,24 @@ def test_check_and_serve_push_to_a_central_service(central_server: Server, tmp_p
     with central_server.client() as client:
         hosts = sorted(h["name"] for h in client.get("/v1/hosts").json())
     assert hosts == ["client-01", "demo-storage-head"]
+
+
+def test_the_service_removes_upload_scratch_left_by_a_killed_process_at_start_up(
+    tmp_path: Path,
+) -> None:
+    """A process killed mid-upload (`kill -9`) leaves `uploads/<pid>-<start>/…`: the next
+    service to start removes it; entries that are not process scratch stay."""
+    child = subprocess.Popen(["true"])
+    child.wait()
+    uploads = tmp_path / "uploads"
+    stale = uploads / f"{child.pid}-7" / "snapshot-abc"
+    stale.mkdir(parents=True)
+    (stale / "upload.tar.gz").write_bytes(b"\x1f\x8b" + bytes(1000))
+    other = uploads / "not-scratch"
+    other.mkdir()
+    server = start_server(demo_settings(tmp_path), first_sweep=False)
+    try:
+        assert not stale.parent.exists()
+        assert other.exists()
+    finally:
+        server.stop()

@@ -17,6 +17,7 @@ from pinchpoint.checks.source.archives import (
     extract_snapshot_archive,
 )
 from pinchpoint.checks.source.scratch import scratch_in
+from pinchpoint.checks.source.snapshot import NotASnapshotError
 from pinchpoint.service.store import ReportSummary
 
 router = APIRouter(prefix="/v1", tags=["snapshots"])
@@ -41,8 +42,9 @@ class SnapshotAnalysis(BaseModel):
         }
     },
     responses={
-        400: {"description": "Not a snapshot archive, or a hostile one: the reason says which"},
-        413: {"description": "Larger than the limits"},
+        400: {"description": "Not a readable gzip tar (corrupt, truncated, empty)"},
+        413: {"description": "Larger than the limits (upload, unpacked bytes, ratio, members)"},
+        422: {"description": "A hostile or unrecognised archive: the reason names the member"},
     },
 )
 async def upload_snapshot(
@@ -73,7 +75,10 @@ async def upload_snapshot(
             root = await run_in_threadpool(extract_snapshot_archive, archive, work / "tree", limits)
         except ArchiveRejected as err:
             raise ProblemError(err.status, "archive-rejected", err.reason) from None
-        saved, problems, host = await run_in_threadpool(service.analyse_snapshot, root)
+        try:
+            saved, problems, host = await run_in_threadpool(service.analyse_snapshot, root)
+        except NotASnapshotError as err:
+            raise ProblemError(422, "not-a-snapshot", str(err)) from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
     response.headers["Location"] = f"/v1/reports/{saved}"

@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import tarfile
-import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -21,6 +20,7 @@ from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.collect.samples import record_samples
 from pinchpoint.checks.source import RecordingSource
 from pinchpoint.checks.source.commands import Command, run_command
+from pinchpoint.checks.source.scratch import Scratch
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.snapshot import Manifest
 
@@ -107,7 +107,7 @@ def capture_tarball(
     if target.exists():
         raise FileExistsError(f"{target} exists")
     top = target.name.removesuffix(".tar.gz")
-    with tempfile.TemporaryDirectory(prefix="pinchpoint-capture-") as tmp:
+    with Scratch("capture-") as tmp:
         staged = Path(tmp, top)
         result = capture(
             staged, root=root, progress=progress, samples=samples, interval_s=interval_s

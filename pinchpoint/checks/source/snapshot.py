@@ -116,8 +116,10 @@ class SnapshotSource(Source):
         try:
             fd = os.open(self._real(path), _OPEN_FLAGS)
         except OSError as err:
-            if err.errno == errno.ELOOP:  # a link appeared at the end since `_real` looked
-                raise _outside(path) from None
+            if err.errno == errno.ELOOP:  # a loop of links (realpath stops in it)
+                raise SourceError(
+                    path, ProblemKind.UNREADABLE, "a loop of symlinks: not followed"
+                ) from None
             raise _error_from_os(path, err) from None
         try:
             found = os.fstat(fd)

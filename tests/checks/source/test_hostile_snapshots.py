@@ -497,3 +497,12 @@ def test_a_gzip_cut_short_is_not_half_a_snapshot(area: Path) -> None:
     archive.write_bytes(gzip.compress(whole)[:-8])  # the trailer (CRC, length) missing
     assert rejected(area, archive).status == 400
     json.loads(MANIFEST)  # the manifest the archives carry is valid JSON
+
+
+def test_a_loop_of_links_is_unreadable_not_a_hang(tmp_path: Path) -> None:
+    (tmp_path / "sys").mkdir()
+    (tmp_path / "sys" / "a").symlink_to("b")
+    (tmp_path / "sys" / "b").symlink_to("a")
+    with pytest.raises(SourceError) as caught:
+        SnapshotSource(tmp_path).read_bytes("/sys/a")
+    assert caught.value.kind is ProblemKind.UNREADABLE and "loop" in caught.value.reason

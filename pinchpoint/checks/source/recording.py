@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import posixpath
 from pathlib import Path
@@ -21,11 +22,12 @@ class RecordingSource(LiveSource):
         return self.out + path
 
     def _record_link(self, path: str, target: str, resolved_parent: bool = False) -> None:
-        """Keep the link at `path` in the snapshot, with a target that cannot leave it: an
-        absolute target becomes the relative path to that host path inside the snapshot, a
-        relative one is written in its plain form (`../` steps, then names) from the link's
-        resolved directory, and one that climbs above the host's root is dropped, so an
-        archive of the snapshot passes the extractor's link checks."""
+        """Keep the link at `path` in the snapshot, with a target that cannot leave it. A
+        relative target in plain form (`../` steps, then names, as the kernel writes sysfs
+        links) that stays below the host's root from the link's resolved directory is kept as
+        it is; any other target (absolute, or with `..` after a name) is rewritten to climb to
+        the snapshot's root and go down to the same host path; one that climbs above the root
+        is dropped. So an archive of the snapshot passes the extractor's link checks."""
         parent = posixpath.dirname(path)
         if not resolved_parent:
             parent = self.resolve(parent)
@@ -38,8 +40,14 @@ class RecordingSource(LiveSource):
                     return  # leads above the root: not kept
             elif part not in ("", "."):
                 depth += 1
-        host_target = posixpath.normpath("/" + joined.lstrip("/"))
-        written = posixpath.relpath(host_target, parent)
+        parts = [p for p in target.split("/") if p not in ("", ".")]
+        climbs = len(parts) - len(list(itertools.dropwhile(lambda p: p == "..", parts)))
+        plain = not target.startswith("/") and ".." not in parts[climbs:]
+        written = target
+        if not plain:
+            host_target = posixpath.normpath("/" + joined.lstrip("/"))
+            up = len([p for p in parent.split("/") if p])
+            written = "/".join([".."] * up + [p for p in host_target.split("/") if p]) or "."
         dest = self._out(posixpath.join(parent, posixpath.basename(path)))
         os.makedirs(os.path.dirname(dest), exist_ok=True)
         if not os.path.lexists(dest):

@@ -25,29 +25,31 @@ class RecordingSource(LiveSource):
         """Keep the link at `path` in the snapshot, with a target that cannot leave it. A
         relative target in plain form (`../` steps, then names, as the kernel writes sysfs
         links) that stays below the host's root from the link's resolved directory is kept as
-        it is; any other target (absolute, or with `..` after a name) is rewritten to climb to
-        the snapshot's root and go down to the same host path; one that climbs above the root
-        is dropped. So an archive of the snapshot passes the extractor's link checks."""
+        it is. Any other target (absolute, `..` after a name, or climbing past the root, where
+        the kernel stays at `/`) is rewritten to climb to the snapshot's root and go down to
+        the host path the kernel resolves it to. So an archive of the snapshot passes the
+        extractor's link checks, and every link names what it named on the host."""
         parent = posixpath.dirname(path)
         if not resolved_parent:
             parent = self.resolve(parent)
         joined = target if target.startswith("/") else f"{parent}/{target}"
-        depth = 0
+        host_parts: list[str] = []
+        clamped = False
         for part in joined.split("/"):
             if part == "..":
-                depth -= 1
-                if depth < 0:
-                    return  # leads above the root: not kept
+                if host_parts:
+                    host_parts.pop()
+                else:
+                    clamped = True  # `..` at the root stays there
             elif part not in ("", "."):
-                depth += 1
+                host_parts.append(part)
         parts = [p for p in target.split("/") if p not in ("", ".")]
         climbs = len(parts) - len(list(itertools.dropwhile(lambda p: p == "..", parts)))
-        plain = not target.startswith("/") and ".." not in parts[climbs:]
+        plain = not (target.startswith("/") or clamped or ".." in parts[climbs:])
         written = target
         if not plain:
-            host_target = posixpath.normpath("/" + joined.lstrip("/"))
             up = len([p for p in parent.split("/") if p])
-            written = "/".join([".."] * up + [p for p in host_target.split("/") if p]) or "."
+            written = "/".join([".."] * up + host_parts) or "."
         dest = self._out(posixpath.join(parent, posixpath.basename(path)))
         os.makedirs(os.path.dirname(dest), exist_ok=True)
         if not os.path.lexists(dest):

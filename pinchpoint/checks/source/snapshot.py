@@ -42,6 +42,14 @@ _KINDS = (
 )
 
 
+MAX_LINK_HOPS = 40  # the kernel's limit on links followed in one lookup
+_UNSEEN: Any = object()
+
+
+class _LinkLoopError(Exception):
+    """More links followed in one lookup than the kernel follows."""
+
+
 def _outside(path: str) -> SourceError:
     return SourceError(path, ProblemKind.UNREADABLE, "symlink points outside the snapshot")
 
@@ -67,19 +75,53 @@ class SnapshotSource(Source):
         self.location = location or str(root)
         self.open_problems = open_problems or []
         self._dirs: dict[str, str | None] = {}  # host directory -> real one (None: outside)
+        self._links: dict[str, str | None] = {}  # real path met -> where it leads
 
-    def _within(self, real: str) -> bool:
-        return real == self.root or real.startswith(self.root + os.sep)
+    def _step(self, real: str, name: str, hops: int, remember: bool = True) -> str | None:
+        """The real path of `name` in real directory `real`, a link followed as the kernel
+        follows it but never out of the snapshot (None then); links of directories met are
+        remembered, so each is read once per snapshot, not once per file below it."""
+        if name in ("", "."):
+            return real
+        if name == "..":
+            return None if real == self.root else posixpath.dirname(real)
+        candidate = f"{real}/{name}"
+        found = self._links.get(candidate, _UNSEEN)
+        if found is not _UNSEEN:
+            return found
+        try:
+            target = os.readlink(candidate)
+        except OSError:  # not a link (EINVAL), or absent: a path as it stands
+            resolved: str | None = candidate
+        else:
+            if hops >= MAX_LINK_HOPS:
+                raise _LinkLoopError
+            if target.startswith("/"):
+                resolved = None  # the absolute path would be this machine's, not the host's
+            else:
+                resolved = self._walk(real, target.split("/"), hops + 1)
+        if remember:
+            self._links[candidate] = resolved
+        return resolved
+
+    def _walk(self, real: str | None, parts: list[str], hops: int = 0) -> str | None:
+        for part in parts:
+            if real is None:
+                return None
+            real = self._step(real, part, hops)
+        return real
 
     def _real_dir(self, directory: str) -> str | None:
         """The real path of host directory `directory` with every link followed; None when it
         leads out of the snapshot."""
-        found = self._dirs.get(directory, "")
-        if found != "":
+        found = self._dirs.get(directory, _UNSEEN)
+        if found is not _UNSEEN:
             return found
-        real: str | None = os.path.realpath(self.root + directory)
-        if real is not None and not self._within(real):
-            real = None
+        parent, name = posixpath.split(directory.rstrip("/"))
+        if not name:
+            real: str | None = self.root
+        else:
+            real = self._walk(self._real_dir(parent or "/"), [name])
         self._dirs[directory] = real
         return real
 
@@ -89,38 +131,52 @@ class SnapshotSource(Source):
         if not path.startswith("/") or "\x00" in path:
             raise SourceError(path, ProblemKind.MISSING, "not a host path")
         directory, leaf = posixpath.split(path.rstrip("/") or "/")
-        if leaf in ("", ".", ".."):
-            real = self._real_dir(posixpath.normpath(path) if leaf == "" else path)
-            if real is None:
-                raise _outside(path)
-            return real
-        base = self._real_dir(directory)
-        if base is None:
+        try:
+            base = self._real_dir(directory)
+            real = None if base is None else self._step(base, leaf, 0, remember=False)
+        except _LinkLoopError:
+            raise SourceError(
+                path, ProblemKind.UNREADABLE, "a loop of symlinks: not followed"
+            ) from None
+        if real is None:
             raise _outside(path)
-        real = os.path.join(base, leaf)
-        if os.path.islink(real):
-            real = os.path.realpath(real)
-            if not self._within(real):
-                raise _outside(path)
         return real
 
     def _unresolved(self, path: str) -> str:
         """Like `_real`, but a link at the end of `path` is left as it is."""
         directory, leaf = posixpath.split(path.rstrip("/"))
-        base = self._real_dir(directory or "/")
+        try:
+            base = self._real_dir(directory or "/")
+        except _LinkLoopError:
+            base = None
         if base is None:
             raise _outside(path)
-        return os.path.join(base, leaf)
+        return f"{base}/{leaf}" if leaf else base
 
     def read_bytes(self, path: str, limit: int | None = None) -> bytes:
+        # The directory resolved (cached), the file opened without following a link at the
+        # end: a regular file costs no readlink; a link there is resolved, then opened the same.
+        directory, _, leaf = path.rpartition("/")
         try:
-            fd = os.open(self._real(path), _OPEN_FLAGS)
-        except OSError as err:
-            if err.errno == errno.ELOOP:  # a loop of links (realpath stops in it)
-                raise SourceError(
-                    path, ProblemKind.UNREADABLE, "a loop of symlinks: not followed"
-                ) from None
-            raise _error_from_os(path, err) from None
+            base = self._real_dir(directory or "/") if path.startswith("/") else None
+        except _LinkLoopError:
+            base = None
+        fd = -1
+        if base is not None and leaf not in ("", ".", ".."):
+            try:
+                fd = os.open(f"{base}/{leaf}", _OPEN_FLAGS)
+            except OSError as err:
+                if err.errno != errno.ELOOP:
+                    raise _error_from_os(path, err) from None
+        if fd < 0:
+            try:
+                fd = os.open(self._real(path), _OPEN_FLAGS)
+            except OSError as err:
+                if err.errno == errno.ELOOP:  # a loop of links (realpath stops in it)
+                    raise SourceError(
+                        path, ProblemKind.UNREADABLE, "a loop of symlinks: not followed"
+                    ) from None
+                raise _error_from_os(path, err) from None
         try:
             found = os.fstat(fd)
             if not stat.S_ISREG(found.st_mode):

@@ -43,7 +43,7 @@ _KINDS = (
 
 
 MAX_LINK_HOPS = 40  # the kernel's limit on links followed in one lookup
-_UNSEEN: Any = object()
+_UNSEEN = "\x00unseen"  # no real path holds a NUL
 
 
 class _LinkLoopError(Exception):

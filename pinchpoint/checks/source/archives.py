@@ -19,13 +19,13 @@ Nothing is written until the whole archive has been read once and every member p
   regular file that came before it, inside the snapshot directory;
 * a `manifest.json` that is a pinchpoint snapshot manifest.
 
-Then a second pass reads the archive again, through the same metered stream, and writes each
-member the first pass accepted itself (`_Writer`): by directory descriptors opened with
-O_NOFOLLOW, files created with O_EXCL | O_NOFOLLOW, never `extractall`, so no member can be
-written through a link whatever the interpreter's tarfile does (CVE-2025-4517 and its siblings
-are unfixed in Python 3.11.7), with the attribute policy of tarfile's `data` filter (no owners,
-no setuid bits, sane modes). The CLI (`--snapshot x.tar.gz`) and the service unpack through the
-same function.
+Then a second pass writes each member the first pass accepted itself (`_Writer`), its data
+read from the offset the first pass found it at (no header is parsed again): by directory
+descriptors opened with O_NOFOLLOW, files created with O_EXCL | O_NOFOLLOW, never
+`extractall`, so no member can be written through a link whatever the interpreter's tarfile
+does (CVE-2025-4517 and its siblings are unfixed in Python 3.11.7), with the attribute policy
+of tarfile's `data` filter (no owners, no setuid bits, sane modes). The CLI
+(`--snapshot x.tar.gz`) and the service unpack through the same function.
 A rejection raises `ArchiveRejected` with the HTTP status to answer (413 too large, 400 not a
 readable gzip tar, 422 readable but refused) and a reason naming the member.
 """
@@ -573,30 +573,40 @@ class _Writer:
             os.close(fd)
 
 
+@contextmanager
+def _decompressed(archive: Path, compression: str) -> Iterator[Any]:
+    """The archive's tar bytes, as a file read forward (seeking forward decompresses)."""
+    with archive.open("rb") as raw:
+        if compression == "gz":
+            with gzip.GzipFile(fileobj=raw, mode="rb") as unpacked:
+                yield unpacked
+        elif compression == "xz":
+            with lzma.LZMAFile(raw, mode="rb") as unpacked_xz:
+                yield unpacked_xz
+        elif compression == "bz2":
+            with bz2.BZ2File(raw, mode="rb") as unpacked_bz2:
+                yield unpacked_bz2
+        else:
+            yield raw
+
+
 def _unpack(
     archive: Path,
     dest: Path,
     members: list[tarfile.TarInfo],
-    limits: ArchiveLimits,
     compression: str = "gz",
 ) -> None:
-    """Second pass: read the archive again, as a metered stream, and write each member the
-    first pass accepted with `_Writer`; a member that differs from what the first pass read
-    (the file changed underneath) is refused."""
-    expected = iter(members)
+    """Second pass: write each member the first pass read and accepted with `_Writer`, its
+    data read from the offset the first pass found it at (no header is parsed again, so
+    nothing unchecked can slip in, and each member yields exactly the bytes the first pass
+    counted against the limits)."""
     writer = _Writer(dest)
     try:
-        with _open_tar(archive, limits, compression) as (tar, stream):
-            for member in tar:
-                stream.expect_member(member)
-                seen = next(expected, None)
-                if seen is None or (seen.name, seen.type, seen.size, seen.linkname) != (
-                    member.name,
-                    member.type,
-                    member.size,
-                    member.linkname,
-                ):
-                    raise _refuse(member.name, "the archive changed while it was unpacked")
+        with (
+            _decompressed(archive, compression) as unpacked,
+            tarfile.open(fileobj=unpacked, mode="r:") as tar,
+        ):
+            for member in members:
                 data = tar.extractfile(member) if member.isreg() else None
                 writer.write(member, _normalise(member.name), data)
     finally:
@@ -654,7 +664,7 @@ def extract_snapshot_archive(
     dest.mkdir(parents=True, exist_ok=True)
     try:
         with _readable(archive.name):
-            _unpack(archive, dest, members, limits, compression)
+            _unpack(archive, dest, members, compression)
     except tarfile.TarError as err:
         _empty(dest)
         raise ArchiveRejected(f"{archive.name} could not be unpacked: {err}", REFUSED) from err

@@ -25,11 +25,11 @@ class HungDriver(LiveSource):
         super().__init__(str(root))
         self.hung = hung
 
-    def read_bytes(self, path: str) -> bytes:
+    def read_bytes(self, path: str, limit: int | None = None) -> bytes:
         if path == self.hung:
             with open(self._real(path), "rb") as fifo:
                 return fifo.read()
-        return super().read_bytes(path)
+        return super().read_bytes(path, limit)
 
 
 class LiveRoot:

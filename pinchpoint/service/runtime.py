@@ -145,7 +145,11 @@ class Service:
 
     def start(self, *, first_sweep: bool = True) -> None:
         """Prepare the target, start the worker and the schedule, and sweep once at once so a
-        fresh service has a report to show."""
+        fresh service has a report to show. Scratch left by services and commands killed
+        before they could clean up (uploads, the demo host) is removed first."""
+        from pinchpoint.checks.source.scratch import clean_stale_everywhere
+
+        clean_stale_everywhere(self.settings.resolved_data_dir() / "uploads")
         self.target.open()
         self.store_watch.start()
         self.runner.start()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,6 +13,7 @@ from pinchpoint.checks.source.choose import (
     open_source,
     simulate_demo,
 )
+from pinchpoint.checks.source.scratch import Scratch
 from pinchpoint.model.inventory import SourceKind
 from pinchpoint.service.settings import ServiceSettings, TargetKind
 
@@ -27,7 +27,7 @@ class HostTarget:
             raise ValueError("a snapshot target needs the snapshot's path")
         self.kind = kind
         self.snapshot = snapshot
-        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        self._scratch: Scratch | None = None
 
     @classmethod
     def from_settings(cls, settings: ServiceSettings) -> HostTarget:

@@ -82,7 +82,66 @@ def test_hostile_or_broken_uploads_are_refused(
     assert answer.json()["detail"]
     uploads = demo_server.service.settings.resolved_data_dir() / "uploads"
     assert not (uploads.parent / "escaped.txt").exists()
-    assert not any(uploads.iterdir()) if uploads.exists() else True
+    assert_upload_scratch_is_gone(uploads)
+
+
+def assert_upload_scratch_is_gone(uploads: Path) -> None:
+    """Nothing left of an upload: at most this process's empty scratch directory."""
+    if uploads.exists():
+        assert [p for p in uploads.rglob("*") if not p.is_dir()] == []
+        assert all(p.name.split("-")[0].isdigit() for p in uploads.iterdir())
+
+
+def gzip_tar(members: list[tuple[str, bytes | None, str]]) -> bytes:
+    """A gzip tar of (name, data, link target) members, a manifest first."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        manifest = b'{"format": "pinchpoint-snapshot", "version": 1, "hostname": "h"}'
+        for name, data, target in [("snap/manifest.json", manifest, ""), *members]:
+            member = tarfile.TarInfo(name)
+            if target:
+                member.type = tarfile.SYMTYPE
+                member.linkname = target
+                archive.addfile(member)
+            else:
+                member.size = len(data or b"")
+                archive.addfile(member, io.BytesIO(data or b""))
+    return buffer.getvalue()
+
+
+def cut(body: bytes, keep: int) -> bytes:
+    return body[:keep]
+
+
+GOOD_FILES = [(f"snap/sys/f{i}", os.urandom(3000), "") for i in range(30)]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "said"),
+    [
+        (gzip_tar([("snap/sys/" + "/".join(["p" * 200] * 25), b"x", "")]), 422, "longer than"),
+        (gzip_tar([("snap/sys/out", None, "../../../etc")]), 422, "snap/sys/out"),
+        (
+            gzip_tar([("snap/sys/d", None, "../.."), ("snap/sys/d/planted", b"x", "")]),
+            422,
+            "snap/sys/d",
+        ),
+        (cut(gzip_tar(GOOD_FILES), 40_000), 400, "truncated"),
+        (gzip_tar(GOOD_FILES)[:-8], 400, ""),  # the gzip trailer (CRC, length) cut off
+        (gzip_tar([("snap/sys/zeros", bytes(8 * 1024 * 1024), "")]), 413, "bomb"),
+    ],
+    ids=["5000-char-member", "link-out", "through-link", "truncated", "no-trailer", "bomb"],
+)
+def test_hostile_member_paths_and_broken_gzip_are_4xx_and_leave_nothing(
+    demo_server: Server, body: bytes, status: int, said: str
+) -> None:
+    with demo_server.admin() as admin:
+        answer = admin.post(
+            "/v1/snapshots", content=body, headers={"content-type": "application/gzip"}
+        )
+    assert answer.status_code == status, answer.text
+    assert said in answer.json()["detail"]
+    assert_upload_scratch_is_gone(demo_server.service.settings.resolved_data_dir() / "uploads")
 
 
 def test_an_upload_past_the_limit_gets_413(tmp_path: Path) -> None:
@@ -257,3 +316,24 @@ def test_check_and_serve_push_to_a_central_service(central_server: Server, tmp_p
     with central_server.client() as client:
         hosts = sorted(h["name"] for h in client.get("/v1/hosts").json())
     assert hosts == ["client-01", "demo-storage-head"]
+
+
+def test_the_service_removes_upload_scratch_left_by_a_killed_process_at_start_up(
+    tmp_path: Path,
+) -> None:
+    """A process killed mid-upload (`kill -9`) leaves `uploads/<pid>-<start>/…`: the next
+    service to start removes it; entries that are not process scratch stay."""
+    child = subprocess.Popen(["true"])
+    child.wait()
+    uploads = tmp_path / "uploads"
+    stale = uploads / f"{child.pid}-7" / "snapshot-abc"
+    stale.mkdir(parents=True)
+    (stale / "upload.tar.gz").write_bytes(b"\x1f\x8b" + bytes(1000))
+    other = uploads / "not-scratch"
+    other.mkdir()
+    server = start_server(demo_settings(tmp_path), first_sweep=False)
+    try:
+        assert not stale.parent.exists()
+        assert other.exists()
+    finally:
+        server.stop()

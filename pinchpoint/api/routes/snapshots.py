@@ -4,8 +4,6 @@ report of that host, stored as a host of its own (`<hostname> (snapshot)`)."""
 from __future__ import annotations
 
 import shutil
-import tempfile
-from pathlib import Path
 
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel
@@ -18,6 +16,8 @@ from pinchpoint.checks.source.archives import (
     ArchiveRejected,
     extract_snapshot_archive,
 )
+from pinchpoint.checks.source.scratch import scratch_in
+from pinchpoint.checks.source.snapshot import NotASnapshotError
 from pinchpoint.service.runtime import HostNameRefusedError
 from pinchpoint.service.store import ReportSummary
 
@@ -43,8 +43,9 @@ class SnapshotAnalysis(BaseModel):
         }
     },
     responses={
-        400: {"description": "Not a snapshot archive, or a hostile one: the reason says which"},
-        413: {"description": "Larger than the limits"},
+        400: {"description": "Not a readable gzip tar (corrupt, truncated, empty)"},
+        413: {"description": "Larger than the limits (upload, unpacked bytes, ratio, members)"},
+        422: {"description": "A hostile or unrecognised archive: the reason names the member"},
     },
 )
 async def upload_snapshot(
@@ -55,7 +56,7 @@ async def upload_snapshot(
     limits = ArchiveLimits(max_bytes=service.settings.max_upload_bytes)
     uploads = service.settings.resolved_data_dir() / "uploads"
     uploads.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="snapshot-", dir=uploads))
+    work = scratch_in(uploads, "snapshot-")  # below this process's own: see scratch.py
     try:
         archive = work / "upload.tar.gz"
         size = 0
@@ -79,6 +80,8 @@ async def upload_snapshot(
             saved, problems, host = await run_in_threadpool(service.analyse_snapshot, root)
         except HostNameRefusedError as err:
             raise ProblemError(422, "host-name", str(err)) from None
+        except NotASnapshotError as err:
+            raise ProblemError(422, "not-a-snapshot", str(err)) from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
     response.headers["Location"] = f"/v1/reports/{saved}"

@@ -19,23 +19,32 @@ Nothing is written until the whole archive has been read once and every member p
   regular file that came before it, inside the snapshot directory;
 * a `manifest.json` that is a pinchpoint snapshot manifest.
 
-Then a second pass extracts the members the first pass read, from the offsets it read them at,
-with the attribute policy of tarfile's `data` filter (no owners, no setuid bits, sane modes).
+Then a second pass writes each member the first pass accepted itself (`_Writer`), its data
+read from the offset the first pass found it at (no header is parsed again): by directory
+descriptors opened with O_NOFOLLOW, files created with O_EXCL | O_NOFOLLOW, never
+`extractall`, so no member can be written through a link whatever the interpreter's tarfile
+does (CVE-2025-4517 and its siblings are unfixed in Python 3.11.7), with the attribute policy
+of tarfile's `data` filter (no owners, no setuid bits, sane modes). The CLI
+(`--snapshot x.tar.gz`) and the service unpack through the same function.
 A rejection raises `ArchiveRejected` with the HTTP status to answer (413 too large, 400 not a
 readable gzip tar, 422 readable but refused) and a reason naming the member.
 """
 
 from __future__ import annotations
 
+import bz2
+import errno
 import gzip
 import json
+import lzma
+import os
 import posixpath
 import shutil
 import tarfile
 import zlib
 from collections import deque
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -52,6 +61,8 @@ HEADER_ALLOWANCE = 64 * 1024  # tar headers (PAX included) read between two memb
 RATIO_FLOOR_BYTES = 1 * MIB  # below this much unpacked, a high ratio is harmless (headers)
 MAX_LINK_HOPS = 40  # the kernel's limit on symlinks followed in one lookup
 MAX_NAME_COMPONENT_BYTES = 255
+MAX_NAME_BYTES = 4095  # a member's whole path, PATH_MAX less its terminating NUL
+COPY_CHUNK = 1 * MIB
 
 TOO_LARGE = 413
 MALFORMED = 400
@@ -70,15 +81,17 @@ class ArchiveLimits(BaseModel):
     max_ratio: float = Field(default=200.0, gt=0)  # unpacked bytes / packed bytes
 
 
-class ArchiveRejected(Exception):  # noqa: N818 (the name the service's API code uses)
+class ArchiveRejected(ValueError):  # noqa: N818 (the name the service's API code uses)
     """The archive was refused: `status` is the HTTP status to answer, `reason` says why in
-    words the uploader acts on, `member` names the archive member at fault."""
+    words the uploader acts on, `member` names the archive member at fault. A `ValueError`, so
+    the CLI says it in one line with exit 2 as it does for any snapshot it cannot open."""
 
     def __init__(self, reason: str, status: int = REFUSED, member: str | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.status = status
         self.member = member
+        self.unpacked_bytes: int | None = None  # how far the decompressed stream was read
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,15 +125,19 @@ class _MeteredStream:
         # headers after it) must end in the stream; moved on as each member is seen
 
     def read(self, size: int = -1) -> bytes:
-        data = self._raw.read(size)
+        try:
+            data = self._raw.read(size)
+        except OSError as err:
+            if type(err) is not OSError:  # gzip's BadGzipFile and the like: said by `_readable`
+                raise
+            # bz2 says "Invalid data stream" with a bare OSError
+            raise ArchiveRejected(f"corrupt compressed data ({err})", MALFORMED) from None
         self.total += len(data)
         limits = self._limits
         if self.total > limits.max_unpacked_bytes:
-            raise ArchiveRejected(
-                f"unpacks to more than {limits.max_unpacked_bytes:,} bytes", TOO_LARGE
-            )
+            raise self._stop(f"unpacks to more than {limits.max_unpacked_bytes:,} bytes", TOO_LARGE)
         if self.total > RATIO_FLOOR_BYTES and self.total > limits.max_ratio * self._packed:
-            raise ArchiveRejected(
+            raise self._stop(
                 f"unpacks to more than {limits.max_ratio:g} times its packed size "
                 f"({self._packed:,} bytes): refused as a decompression bomb",
                 TOO_LARGE,
@@ -130,6 +147,12 @@ class _MeteredStream:
                 f"a tar header is larger than {HEADER_ALLOWANCE:,} bytes", REFUSED
             )
         return data
+
+    def _stop(self, reason: str, status: int) -> ArchiveRejected:
+        """The refusal that ends the read here, saying how far it got."""
+        error = ArchiveRejected(reason, status)
+        error.unpacked_bytes = self.total
+        return error
 
     def expect_member(self, member: tarfile.TarInfo) -> None:
         """Allow the stream to run to the end of `member`'s data and the next headers."""
@@ -155,14 +178,24 @@ def _tar_stream(stream: _MeteredStream) -> tarfile.TarFile:
 
 @contextmanager
 def _open_tar(
-    archive: Path, limits: ArchiveLimits
+    archive: Path, limits: ArchiveLimits, compression: str = "gz"
 ) -> Iterator[tuple[tarfile.TarFile, _MeteredStream]]:
     """The archive as a tar stream over its metered decompressed bytes."""
     packed = archive.stat().st_size
-    with archive.open("rb") as raw, gzip.GzipFile(fileobj=raw, mode="rb") as unzipped:
-        stream = _MeteredStream(unzipped, packed, limits)
-        with _tar_stream(stream) as tar:
-            yield tar, stream
+    with archive.open("rb") as raw:
+        unpacked: Any
+        if compression == "gz":
+            unpacked = gzip.GzipFile(fileobj=raw, mode="rb")
+        elif compression == "xz":
+            unpacked = lzma.LZMAFile(raw, mode="rb")  # noqa: SIM115 (closed by the `with` below)
+        elif compression == "bz2":
+            unpacked = bz2.BZ2File(raw, mode="rb")
+        else:
+            unpacked = raw
+        with unpacked:
+            stream = _MeteredStream(unpacked, packed, limits)
+            with _tar_stream(stream) as tar:
+                yield tar, stream
 
 
 @contextmanager
@@ -176,6 +209,8 @@ def _readable(archive_name: str) -> Iterator[None]:
         ) from None
     except (gzip.BadGzipFile, zlib.error) as err:
         raise ArchiveRejected(f"{archive_name}: corrupt gzip data ({err})", MALFORMED) from None
+    except lzma.LZMAError as err:
+        raise ArchiveRejected(f"{archive_name}: corrupt xz data ({err})", MALFORMED) from None
     except tarfile.ReadError as err:
         raise ArchiveRejected(f"{archive_name} is truncated or corrupt: {err}", MALFORMED) from None
 
@@ -186,6 +221,10 @@ def _normalise(name: str) -> str:
         raise _refuse(name, "absolute path")
     if "\\" in name:
         raise _refuse(name, "backslash in the path")
+    if len(name) > MAX_NAME_BYTES // 4 and len(name.encode("utf-8", "surrogateescape")) > (
+        MAX_NAME_BYTES
+    ):
+        raise _refuse(name[:200] + "…", f"a path longer than {MAX_NAME_BYTES:,} bytes")
     parts = name.split("/")
     if "" in parts or "." in parts:
         parts = [p for p in parts if p not in ("", ".")]
@@ -280,7 +319,9 @@ def _check_manifest(name: str, data: bytes) -> None:
         raise _refuse(name, f"invalid snapshot manifest: {problems}") from None
 
 
-def _survey(archive: Path, limits: ArchiveLimits) -> tuple[list[tarfile.TarInfo], str]:
+def _survey(
+    archive: Path, limits: ArchiveLimits, compression: str = "gz"
+) -> tuple[list[tarfile.TarInfo], str]:
     """First pass: read every header (and the manifest), refuse on the first problem; returns
     the members as read (the second pass extracts these, without reading headers again)."""
     entries: dict[str, _Entry] = {}
@@ -289,7 +330,7 @@ def _survey(archive: Path, limits: ArchiveLimits) -> tuple[list[tarfile.TarInfo]
     manifests: dict[str, bytes] = {}
     total = 0
     data_end = 0
-    with _readable(archive.name), _open_tar(archive, limits) as (tar, stream):
+    with _readable(archive.name), _open_tar(archive, limits, compression) as (tar, stream):
         for member in tar:
             stream.expect_member(member)
             if len(order) >= limits.max_members:
@@ -328,6 +369,11 @@ def _survey(archive: Path, limits: ArchiveLimits) -> tuple[list[tarfile.TarInfo]
             members.append(member)
         if stream.total < data_end:
             raise ArchiveRejected(f"{archive.name} is truncated: the last member is cut short")
+        # Read on to the end of the compressed data: a gzip whose end (its CRC and length) is
+        # cut off is broken, even when the tar inside ended before.
+        stream.allowed_until = limits.max_unpacked_bytes
+        while stream.read(COPY_CHUNK):
+            pass
     if not order:
         raise ArchiveRejected("the archive is empty: it holds no member")
     root = _snapshot_root(entries)
@@ -411,23 +457,199 @@ def data_attributes(member: tarfile.TarInfo, dest: str = "") -> tarfile.TarInfo:
     return member.replace(**attributes, deep=False)
 
 
-def _unpack(archive: Path, dest: Path, members: list[tarfile.TarInfo]) -> None:
-    """Second pass: extract the members the first pass read and accepted, each from the offset
-    it was read at (no header is parsed again, so nothing unchecked can slip in)."""
-    with (
-        archive.open("rb") as raw,
-        gzip.GzipFile(fileobj=raw, mode="rb") as unzipped,
-        tarfile.open(fileobj=unzipped, mode="r:") as tar,
-    ):
-        tar.extractall(dest, members=members, filter=data_attributes)
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class _Writer:
+    """Writes members below one directory by directory file descriptors: every directory is
+    opened with O_NOFOLLOW | O_DIRECTORY from its parent's descriptor and every file created
+    with O_CREAT | O_EXCL | O_NOFOLLOW, so nothing is ever written through a symlink or over
+    an existing entry, whatever the interpreter's tarfile does (CVE-2025-4517 and its
+    siblings). A member that would be is refused, naming it. The open directories are kept as
+    a stack along the current path: a tar lists a tree depth first."""
+
+    def __init__(self, dest: Path) -> None:
+        self._root = os.open(dest, _DIR_FLAGS)
+        self._names: list[str] = []
+        self._fds: list[int] = [self._root]
+
+    def close(self) -> None:
+        for fd in self._fds:
+            os.close(fd)
+        self._fds = []
+        self._names = []
+
+    def directory(self, parts: list[str], member: str) -> int:
+        """The descriptor of directory `parts` (made as needed), below no symlink."""
+        common = 0
+        while (
+            common < len(self._names)
+            and common < len(parts)
+            and self._names[common] == parts[common]
+        ):
+            common += 1
+        while len(self._names) > common:
+            self._names.pop()
+            os.close(self._fds.pop())
+        for part in parts[common:]:
+            parent = self._fds[-1]
+            with suppress(FileExistsError):
+                os.mkdir(part, 0o777, dir_fd=parent)
+            try:
+                fd = os.open(part, _DIR_FLAGS, dir_fd=parent)
+            except OSError as err:
+                if err.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise _refuse(member, "would be written through a link or a file") from None
+                raise
+            self._names.append(part)
+            self._fds.append(fd)
+        return self._fds[-1]
+
+    def write(self, member: tarfile.TarInfo, name: str, data: _Readable | None) -> None:
+        parts = name.split("/") if name != "." else []
+        if member.isdir():
+            self.directory(parts, member.name)
+            return
+        if not parts:
+            raise _refuse(member.name, "names the destination itself")
+        parent = self.directory(parts[:-1], member.name)
+        leaf = parts[-1]
+        try:
+            if member.issym():
+                os.symlink(member.linkname, leaf, dir_fd=parent)
+            elif member.islnk():
+                source = member.linkname.strip("/").split("/")
+                source = [p for p in source if p not in ("", ".")]
+                source_dir = os.open(".", _DIR_FLAGS, dir_fd=self._root)
+                try:
+                    for part in source[:-1]:
+                        below = os.open(part, _DIR_FLAGS, dir_fd=source_dir)
+                        os.close(source_dir)
+                        source_dir = below
+                    os.link(
+                        source[-1],
+                        leaf,
+                        src_dir_fd=source_dir,
+                        dst_dir_fd=parent,
+                        follow_symlinks=False,
+                    )
+                finally:
+                    os.close(source_dir)
+                mode = data_attributes(member).mode
+                if mode is not None:
+                    os.chmod(leaf, mode, dir_fd=parent, follow_symlinks=False)
+            else:
+                self._file(member, leaf, parent, data)
+        except FileExistsError:
+            raise _refuse(member.name, "would be written over an entry already there") from None
+        except OSError as err:
+            if err.errno in (errno.ELOOP, errno.ENOTDIR):
+                raise _refuse(member.name, "would be written through a link or a file") from None
+            raise
+
+    @staticmethod
+    def _file(member: tarfile.TarInfo, leaf: str, parent: int, data: _Readable | None) -> None:
+        fd = os.open(leaf, _NEW_FILE_FLAGS, 0o600, dir_fd=parent)
+        try:
+            left = member.size
+            while left > 0 and data is not None:
+                chunk = data.read(min(left, COPY_CHUNK))
+                if not chunk:
+                    break
+                left -= len(chunk)
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(fd, view) :]
+            if left:
+                raise ArchiveRejected(
+                    f"member {member.name!r} is cut short", MALFORMED, member.name
+                )
+            mode = data_attributes(member).mode
+            if mode is not None:
+                os.fchmod(fd, mode)
+            os.utime(fd, (member.mtime, member.mtime))
+        finally:
+            os.close(fd)
+
+
+@contextmanager
+def _decompressed(archive: Path, compression: str) -> Iterator[Any]:
+    """The archive's tar bytes, as a file read forward (seeking forward decompresses)."""
+    with archive.open("rb") as raw:
+        if compression == "gz":
+            with gzip.GzipFile(fileobj=raw, mode="rb") as unpacked:
+                yield unpacked
+        elif compression == "xz":
+            with lzma.LZMAFile(raw, mode="rb") as unpacked_xz:
+                yield unpacked_xz
+        elif compression == "bz2":
+            with bz2.BZ2File(raw, mode="rb") as unpacked_bz2:
+                yield unpacked_bz2
+        else:
+            yield raw
+
+
+def _unpack(
+    archive: Path,
+    dest: Path,
+    members: list[tarfile.TarInfo],
+    compression: str = "gz",
+) -> None:
+    """Second pass: write each member the first pass read and accepted with `_Writer`, its
+    data read from the offset the first pass found it at (no header is parsed again, so
+    nothing unchecked can slip in, and each member yields exactly the bytes the first pass
+    counted against the limits)."""
+    writer = _Writer(dest)
+    try:
+        with (
+            _decompressed(archive, compression) as unpacked,
+            tarfile.open(fileobj=unpacked, mode="r:") as tar,
+        ):
+            for member in members:
+                data = tar.extractfile(member) if member.isreg() else None
+                writer.write(member, _normalise(member.name), data)
+    finally:
+        writer.close()
+
+
+def _compression(archive: Path, any_compression: bool) -> str:
+    """How `archive` is packed, from its first bytes: gzip (what `capture --tar` writes and
+    the service takes), or, where `any_compression` allows, xz, bzip2 or none."""
+    with archive.open("rb") as handle:
+        head = handle.read(512)
+    if head[:2] == b"\x1f\x8b":
+        return "gz"
+    if any_compression:
+        if head[:6] == b"\xfd7zXZ\x00":
+            return "xz"
+        if head[:3] == b"BZh":
+            return "bz2"
+        if len(head) == 512 and head[257:262] == b"ustar":
+            return "tar"
+        raise ArchiveRejected(
+            f"{archive.name} is neither a tar archive nor a gzip, xz or bzip2-compressed one",
+            MALFORMED,
+        )
+    raise ArchiveRejected(
+        f"{archive.name} is not gzip-compressed: upload what `pinchpoint capture --tar` "
+        "writes (.tar.gz)",
+        MALFORMED,
+    )
 
 
 def extract_snapshot_archive(
-    archive: Path, dest: Path, limits: ArchiveLimits | None = None
+    archive: Path,
+    dest: Path,
+    limits: ArchiveLimits | None = None,
+    *,
+    any_compression: bool = False,
 ) -> Path:
     """Check `archive` whole, unpack it into `dest` (created, or an empty directory) and return
-    the snapshot's root inside `dest`. Raises `ArchiveRejected` (nothing is written then), or
-    an `OSError` when the server cannot write (what was written is removed again)."""
+    the snapshot's root inside `dest`. The service and the CLI both unpack through here (the
+    CLI with `any_compression`: plain, xz and bzip2 tars too). Raises `ArchiveRejected`
+    (nothing is left in `dest` then), or an `OSError` when the server cannot write (what was
+    written is removed again)."""
     limits = limits or ArchiveLimits()
     size = archive.stat().st_size
     if size > limits.max_bytes:
@@ -435,21 +657,14 @@ def extract_snapshot_archive(
             f"{archive.name} is {size:,} bytes, more than the {limits.max_bytes:,} allowed",
             TOO_LARGE,
         )
-    with archive.open("rb") as handle:
-        magic = handle.read(2)
-    if magic != b"\x1f\x8b":
-        raise ArchiveRejected(
-            f"{archive.name} is not gzip-compressed: upload what `pinchpoint capture --tar` "
-            "writes (.tar.gz)",
-            MALFORMED,
-        )
+    compression = _compression(archive, any_compression)
     if dest.exists() and any(dest.iterdir()):
         raise ValueError(f"{dest} is not empty")
-    members, root = _survey(archive, limits)
+    members, root = _survey(archive, limits, compression)
     dest.mkdir(parents=True, exist_ok=True)
     try:
         with _readable(archive.name):
-            _unpack(archive, dest, members)
+            _unpack(archive, dest, members, compression)
     except tarfile.TarError as err:
         _empty(dest)
         raise ArchiveRejected(f"{archive.name} could not be unpacked: {err}", REFUSED) from err

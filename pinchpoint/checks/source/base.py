@@ -18,6 +18,9 @@ from pinchpoint.text import host_name_text, host_text
 
 DEFAULT_MAX_WORKERS = 8
 READ_CHUNK = 65536
+# The most of one file any source reads (command outputs, SES pages, diskstats): a 1,920-path
+# host's largest is under 1 MiB. A larger file is refused, said with its size.
+MAX_FILE_BYTES = 32 * 1024 * 1024
 
 
 class SourceError(Exception):
@@ -40,6 +43,15 @@ def _error_from_os(path: str, err: OSError) -> SourceError:
     return SourceError(path, ProblemKind.UNREADABLE, err.strerror or str(err))
 
 
+def too_large(path: str, size: int | None = None) -> SourceError:
+    what = f"{size:,} bytes" if size is not None else "larger"
+    return SourceError(
+        path,
+        ProblemKind.UNREADABLE,
+        f"{what}, more than the {MAX_FILE_BYTES:,} bytes read of one file: not read",
+    )
+
+
 class Source(ABC):
     """Read-only access to one host's /sys, /proc and command outputs."""
 
@@ -58,24 +70,37 @@ class Source(ABC):
     # A short read ends the file for a regular file, not for sysfs or procfs on a live host.
     short_read_is_end = False
 
-    def read_bytes(self, path: str) -> bytes:
-        """The whole file; plain os.open/os.read, twice as fast as open() for 80,000 attributes."""
+    def read_bytes(self, path: str, limit: int | None = None) -> bytes:
+        """The whole file; plain os.open/os.read, twice as fast as open() for 80,000 attributes.
+        With `limit`, at most `limit + 1` bytes (more than `limit`: the file was cut); without,
+        a file past `MAX_FILE_BYTES` is refused as unreadable."""
         try:
             fd = os.open(self._real(path), os.O_RDONLY | os.O_CLOEXEC)
         except OSError as err:
             raise _error_from_os(path, err) from None
         try:
-            chunk = os.read(fd, READ_CHUNK)
-            if self.short_read_is_end and len(chunk) < READ_CHUNK:
-                return chunk
-            chunks = [chunk]
-            while chunk := os.read(fd, READ_CHUNK):
-                chunks.append(chunk)
-            return b"".join(chunks)
-        except OSError as err:
-            raise _error_from_os(path, err) from None
+            return self._read_fd(path, fd, limit)
         finally:
             os.close(fd)
+
+    def _read_fd(self, path: str, fd: int, limit: int | None) -> bytes:
+        cap = MAX_FILE_BYTES if limit is None else limit + 1
+        try:
+            chunk = os.read(fd, min(READ_CHUNK, cap))
+            if len(chunk) >= cap or (self.short_read_is_end and len(chunk) < READ_CHUNK):
+                return chunk
+            chunks = [chunk]
+            got = len(chunk)
+            while chunk := os.read(fd, min(READ_CHUNK, cap - got)):
+                chunks.append(chunk)
+                got += len(chunk)
+                if got >= cap:
+                    break
+        except OSError as err:
+            raise _error_from_os(path, err) from None
+        if limit is None and got >= cap:
+            raise too_large(path)
+        return b"".join(chunks)
 
     def read_text(self, path: str) -> str:
         """The whole file as text; bytes that are not UTF-8 are kept as `\\xNN` escapes, never

@@ -21,6 +21,7 @@ from pinchpoint.checks.source.commands import (
     run_command,
 )
 from pinchpoint.checks.source.processes import stop_group
+from pinchpoint.text import host_text
 
 LOADER = "pinchpoint-biolat"
 LOADER_ENV = "PINCHPOINT_BIOLAT"  # the loader's path, where it is not beside the interpreter
@@ -173,7 +174,7 @@ class RecorderProcess:
                 stop_group(process)
                 return
             with self._lock:
-                self._latest = line.decode("utf-8", errors="replace")
+                self._latest = host_text(line)
                 self._lines += 1
                 self._new_line.notify_all()
 
@@ -181,7 +182,7 @@ class RecorderProcess:
         process = self._process
         assert process is not None and process.stderr is not None
         for raw in process.stderr:
-            text = raw.decode("utf-8", errors="replace").strip()
+            text = host_text(raw).strip()
             if text == f"{LOADER}: attached":
                 self._attached.set()
             elif text:

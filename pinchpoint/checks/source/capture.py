@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import tarfile
-import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -22,6 +21,7 @@ from pinchpoint.checks.collect.latency_recording import RecordingError, record_b
 from pinchpoint.checks.collect.samples import record_samples
 from pinchpoint.checks.source import RecordingSource
 from pinchpoint.checks.source.commands import Command, run_command
+from pinchpoint.checks.source.scratch import Scratch
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.snapshot import Manifest
 
@@ -118,7 +118,7 @@ def capture_tarball(
     if target.exists():
         raise FileExistsError(f"{target} exists")
     top = target.name.removesuffix(".tar.gz")
-    with tempfile.TemporaryDirectory(prefix="pinchpoint-capture-") as tmp:
+    with Scratch("capture-") as tmp:
         staged = Path(tmp, top)
         result = capture(
             staged,

@@ -5,13 +5,13 @@ command and the service open their source here."""
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from pinchpoint.checks.source.base import Source
 from pinchpoint.checks.source.live import LiveSource
+from pinchpoint.checks.source.scratch import Scratch
 from pinchpoint.checks.source.snapshot import open_snapshot
 from pinchpoint.model.inventory import SourceKind
 
@@ -31,12 +31,13 @@ def scratch_dir() -> str | None:
     return shm if roomy and os.access(shm, os.W_OK | os.X_OK) else None
 
 
-def simulate_demo() -> tempfile.TemporaryDirectory[str]:
+def simulate_demo() -> Scratch:
     """The bundled demo host simulated into a fresh scratch directory (its snapshot is the
-    `demo` folder inside); the caller cleans it up."""
+    `demo` folder inside) below this process's scratch (`scratch.py`: what a killed process
+    leaves is removed by the next one); the caller cleans it up."""
     from pinchpoint.simulator import demo_spec, write_snapshot
 
-    scratch = tempfile.TemporaryDirectory(prefix="pinchpoint-demo-", dir=scratch_dir())
+    scratch = Scratch("demo-", base=scratch_dir())
     try:
         write_snapshot(demo_spec(), demo_snapshot(scratch))
     except BaseException:
@@ -45,7 +46,7 @@ def simulate_demo() -> tempfile.TemporaryDirectory[str]:
     return scratch
 
 
-def demo_snapshot(scratch: tempfile.TemporaryDirectory[str]) -> Path:
+def demo_snapshot(scratch: Scratch) -> Path:
     """The snapshot directory `simulate_demo` wrote into `scratch`."""
     return Path(scratch.name, "demo")
 

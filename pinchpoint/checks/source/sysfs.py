@@ -15,6 +15,16 @@ from pinchpoint.model.problems import CollectionProblem, ProblemKind
 from pinchpoint.text import host_text
 
 MAX_PROBLEMS_PER_KIND = 10
+# A sysfs attribute holds at most one page (4 KiB on x86, 64 KiB on some arm64 and POWER
+# kernels); anything longer in a snapshot is no attribute, and is cut here with a visible mark.
+MAX_ATTRIBUTE_BYTES = 64 * 1024
+TRUNCATED = "…[truncated]"
+MAX_REASON_CHARS = 300  # a problem's reason or subject in the report
+
+
+def clip(text: str, limit: int = MAX_REASON_CHARS) -> str:
+    """`text`, cut to `limit` characters with a visible mark when longer."""
+    return text if len(text) <= limit else text[:limit] + TRUNCATED
 
 
 class ProblemLog:
@@ -29,7 +39,7 @@ class ProblemLog:
         self._counts[key] += 1
         if self._counts[key] <= MAX_PROBLEMS_PER_KIND:
             self._problems.append(
-                CollectionProblem(part=part, subject=subject, kind=kind, reason=reason)
+                CollectionProblem(part=part, subject=clip(subject), kind=kind, reason=clip(reason))
             )
 
     def absorb(self, other: ProblemLog) -> None:
@@ -69,9 +79,22 @@ class SysfsReader:
             self.log.add(self.part, err.path, err.kind, err.reason)
 
     def text(self, path: str) -> str | None:
-        """The attribute stripped of surrounding white space; None when absent or unreadable."""
+        """The attribute stripped of surrounding white space; None when absent or unreadable.
+        One longer than `MAX_ATTRIBUTE_BYTES` is cut there, ends in `TRUNCATED` and is
+        recorded as a problem (a 100 MB attribute is read as 64 KiB, not 100 MB)."""
         try:
-            return host_text(self.source.read_bytes(path)).strip()
+            data = self.source.read_bytes(path, MAX_ATTRIBUTE_BYTES)
+            if len(data) <= MAX_ATTRIBUTE_BYTES:
+                return host_text(data).strip()
+            self.log.add(
+                self.part,
+                path,
+                ProblemKind.GARBLED,
+                f"longer than the {MAX_ATTRIBUTE_BYTES:,} bytes an attribute may hold: "
+                "cut there, marked truncated",
+            )
+            kept = host_text(data[:MAX_ATTRIBUTE_BYTES]).strip()
+            return kept + TRUNCATED
         except SourceError as err:
             if err.kind is ProblemKind.MISSING and self.source.is_link(path):
                 self.log.add(self.part, path, ProblemKind.UNREADABLE, "dangling symlink")
@@ -96,7 +119,10 @@ class SysfsReader:
                 return int(found)
             except ValueError:
                 self.log.add(
-                    self.part, path, ProblemKind.GARBLED, f"expected a number, found {found!r}"
+                    self.part,
+                    path,
+                    ProblemKind.GARBLED,
+                    f"expected a number, found {clip(found, 60)!r}",
                 )
                 return None
 

@@ -17,6 +17,7 @@ from pinchpoint.checks.source import (
     SourceError,
     open_snapshot,
 )
+from pinchpoint.checks.source.archives import ArchiveRejected
 from pinchpoint.checks.source.commands import Command, CommandStatus
 from pinchpoint.model.problems import ProblemKind
 
@@ -56,25 +57,48 @@ def test_a_snapshot_answers_commands_from_files(tmp_path: Path) -> None:
     assert "holds no output of `sg_ses --page=es /dev/sg3`" in absent.reason()
 
 
-def test_a_tarball_snapshot_is_extracted_with_its_links(
+def test_a_tarball_holding_links_out_of_it_is_refused_whole_naming_the_member(
     procfs_snapshot: Path, tmp_path: Path
 ) -> None:
+    """The real capture holds links of one NIC that climb out of it: packed as it is, the
+    archive is refused whole (one extractor for CLI and service), naming the member."""
     archive = tmp_path / "host.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:
         tar.add(procfs_snapshot, arcname="host")
+    with pytest.raises(ArchiveRejected) as refused, open_snapshot(archive):
+        pass
+    assert refused.value.status == 422
+    assert refused.value.member is not None
+    assert refused.value.member.startswith("host/sys/devices/pci0000:a2/")
+    assert "points outside the snapshot" in str(refused.value)
+    assert str(archive) in str(refused.value)
+
+
+def test_a_tarball_snapshot_is_extracted_with_its_links(tmp_path: Path) -> None:
+    archive = tmp_path / "host.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for name, target in (("snap/sys/class/sas_host/host11", "../../devices/host11"),):
+            link = tarfile.TarInfo(name)
+            link.type = tarfile.SYMTYPE
+            link.linkname = target
+            tar.addfile(link)
+        for name, data in (
+            ("snap/sys/devices/host11/proc_name", b"mpt3sas\n"),
+            ("snap/manifest.json", b'{"format": "pinchpoint-snapshot", "version": 1}'),
+        ):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
     with open_snapshot(archive) as source:
-        # The real capture holds links of one NIC that climb out of it: left out, and said.
-        left_out = {p.subject for p in source.open_problems}
-        assert "host/sys/devices/pci0000:a2/0000:a2:00.0/driver" in left_out
-        assert all(s.startswith("host/sys/devices/pci0000:a2/") for s in left_out)
-        assert all("outside the destination" in p.reason for p in source.open_problems)
         assert source.list_dir("/sys/class/sas_host") == ["host11"]
-        assert source.resolve(SAS_HOST).endswith("host11/sas_host/host11")
-        manifest = source.manifest()
-        assert manifest is not None and manifest.hostname == "procfs-fixture"
+        assert source.resolve("/sys/class/sas_host/host11") == "/sys/devices/host11"
+        assert source.read_text("/sys/class/sas_host/host11/proc_name") == "mpt3sas\n"
+        assert source.manifest() is not None
+        scratch = Path(source.root)
+    assert not scratch.exists(), "the unpacked tree is removed with the source"
 
 
-def test_a_tarball_member_linking_out_of_the_tree_is_left_out(tmp_path: Path) -> None:
+def test_a_tarball_member_linking_out_of_the_tree_is_refused(tmp_path: Path) -> None:
     archive = tmp_path / "evil.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:
         link = tarfile.TarInfo("snap/sys/passwd")
@@ -85,12 +109,10 @@ def test_a_tarball_member_linking_out_of_the_tree_is_left_out(tmp_path: Path) ->
         info = tarfile.TarInfo("snap/manifest.json")
         info.size = len(data)
         tar.addfile(info, io.BytesIO(data))
-    with open_snapshot(archive) as source:
-        assert not source.exists("/sys/passwd")
-        assert source.manifest() is not None
-        (problem,) = source.open_problems
-        assert problem.subject == "snap/sys/passwd"
-        assert "archive member left out" in problem.reason
+    with pytest.raises(ArchiveRejected) as refused, open_snapshot(archive):
+        pass
+    assert refused.value.member == "snap/sys/passwd"
+    assert "symlink to an absolute path" in str(refused.value)
 
 
 def test_garbage_is_not_a_snapshot(tmp_path: Path) -> None:

@@ -76,6 +76,7 @@ def check_host(
     seconds: float,
     catalog: tuple[Rule, ...],
     previous: Path | None = None,
+    record: bool = False,
 ) -> Checkup:
     """Collect (or read) the host, gather its statistics and evaluate `catalog` against it
     (and against an earlier snapshot of it, `previous`)."""
@@ -94,6 +95,7 @@ def check_host(
             previous=before,
             catalog=catalog,
             progress=progress_reporter(progress, task),
+            record_latency=record,
         )
     for note in checkup.statistics.notes:
         errors.print(f"[yellow]statistics: {data(note)}[/]", highlight=False)
@@ -158,6 +160,14 @@ def check_command(
     seconds: Annotated[
         float, typer.Option("--seconds", help="Live host: seconds between the two samples.")
     ] = 1.0,
+    record: Annotated[
+        bool,
+        typer.Option(
+            "--record",
+            help="Live host: also record per-I/O latency in the kernel (eBPF) over the "
+            "--seconds window, so the rules judge real distributions (docs/ebpf.md).",
+        ),
+    ] = False,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write the report to this file.")
     ] = None,
@@ -186,7 +196,9 @@ def check_command(
     config = rules_config(config_file, CATALOG)
     # any other error is one line and exit 2 (not Python's 1, which means "findings"):
     # `cli.errors.PinchpointGroup`
-    checkup = check_host(snapshot, demo, config, seconds, CATALOG, previous)
+    if record and (snapshot is not None or demo):
+        raise fail("--record records this host: not with --snapshot or --demo")
+    checkup = check_host(snapshot, demo, config, seconds, CATALOG, previous, record)
     report = checkup.report
     _write(report, form, output)
     if push_to:

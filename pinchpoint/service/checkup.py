@@ -44,16 +44,23 @@ def check_source(
     progress: Callable[[str], None] | None = None,
     now: datetime | None = None,
     imports: Sequence[ImportedStats] = (),
+    record_latency: bool = False,
 ) -> Checkup:
     """Check the host `source` reads. `extra_mutes` (the service's stored mutes) join the
     config's; `previous` is the sweep before, for rules that compare two sweeps; `imports`
-    are statistics from elsewhere (the service's recorded per-I/O latency)."""
+    are statistics from elsewhere (the service's recorded per-I/O latency); `record_latency`
+    records it in the kernel over a live check's statistics window (`docs/ebpf.md`)."""
     say = progress or (lambda _message: None)
     with gc_paused():  # a few hundred thousand models that hold no cycles: nothing to collect
         inventory = collect_inventory(source, kind=kind, progress=say, known_health=known_health)
         say("gathering statistics")
         statistics = gather_statistics(
-            source, inventory, live=live, seconds=seconds, imports=imports
+            source,
+            inventory,
+            live=live,
+            seconds=seconds,
+            imports=imports,
+            record_latency=record_latency,
         )
         extra = stored_mutes(inventory.host.hostname or "") if stored_mutes else ()
         if extra:

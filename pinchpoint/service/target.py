@@ -65,7 +65,7 @@ class HostTarget:
     def label(self) -> str:
         """How pages and logs name the target."""
         if self.kind is TargetKind.DEMO:
-            return "demo host (simulated: field case 1, two single-pathed JBODs)"
+            return "demo host (simulated: field case 1, two single-pathed JBODs; a failed PSU)"
         if self.kind is TargetKind.SNAPSHOT:
             return f"snapshot {self.snapshot}"
         return "this host"

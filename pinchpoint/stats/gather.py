@@ -20,14 +20,19 @@ from pathlib import Path
 
 from pinchpoint.checks.collect.diskstats import read_diskstats_table, read_table_series
 from pinchpoint.checks.collect.imports import import_stats
-from pinchpoint.checks.collect.latency_recording import RecordingError, read_recording
+from pinchpoint.checks.collect.latency_recording import (
+    LiveRecorder,
+    RecordingError,
+    read_recording,
+)
 from pinchpoint.checks.collect.netdev import live_net_dev_sample, read_net_dev_series
 from pinchpoint.checks.parse.diskstats import DiskstatsTable
 from pinchpoint.checks.parse.importers import StatsImportError, parse_stats
 from pinchpoint.checks.parse.importers.ebpf_json import recording_imported
-from pinchpoint.checks.source import Source
+from pinchpoint.checks.source import LiveSource, Source
 from pinchpoint.checks.source.commands import Command
 from pinchpoint.model.inventory import Inventory
+from pinchpoint.model.latency_recording import BlockRecording
 from pinchpoint.model.stats import (
     ImportedStats,
     ImportKind,
@@ -38,6 +43,7 @@ from pinchpoint.model.stats import (
 from pinchpoint.performance import gc_paused
 from pinchpoint.stats.iostat import table_series_figures
 from pinchpoint.stats.netdev import link_speeds, net_dev_series
+from pinchpoint.stats.recorded import recording_delta
 
 # The latency histograms a snapshot may carry (the simulator writes them for a ZFS pool).
 ZPOOL_IOSTAT_W = Command(argv=("zpool", "iostat", "-wvHp"), key="zpool/iostat-w.txt")
@@ -64,15 +70,46 @@ class HostStatistics:
 
 
 def _live_samples(
-    seconds: float, disks: bool, network: bool
-) -> tuple[list[DiskstatsTable], list[NetDevSample]]:
-    """Two samples of this host's counters, `seconds` apart."""
+    seconds: float, disks: bool, network: bool, recorder: LiveRecorder | None = None
+) -> tuple[list[DiskstatsTable], list[NetDevSample], BlockRecording | None]:
+    """Two samples of this host's counters, `seconds` apart, and what the kernel recorder
+    (already running) counted between them. Raises `RecordingError` when it stopped."""
+    counted = recorder.current() if recorder is not None else None
     first = read_diskstats_table() if disks else None
     first_net = live_net_dev_sample() if network else None
     time.sleep(seconds)
     samples = [first, read_diskstats_table()] if first is not None else []
     net_samples = [first_net, live_net_dev_sample()] if first_net is not None else []
-    return samples, net_samples
+    recorded = None
+    if recorder is not None and counted is not None:
+        now = recorder.current()
+        recorded = recording_delta(counted, now) if now is not None else None
+    return samples, net_samples, recorded
+
+
+def _recorded_window(
+    seconds: float, disks: bool, network: bool, notes: list[str]
+) -> tuple[list[DiskstatsTable], list[NetDevSample], list[ImportedStats]]:
+    """The live samples with per-I/O latency recorded in the kernel over the same window
+    (`docs/ebpf.md`); where it cannot be recorded, the samples alone and a note saying why."""
+    recorder = LiveRecorder(LiveSource())
+    try:
+        recorder.start()
+    except RecordingError as err:
+        notes.append(f"averages only: per-I/O latency is not recorded because {err}")
+        samples, net_samples, _ = _live_samples(seconds, disks, network)
+        return samples, net_samples, []
+    try:
+        samples, net_samples, recorded = _live_samples(seconds, disks, network, recorder)
+    except RecordingError as err:
+        notes.append(f"averages only: per-I/O latency is not recorded because {err}")
+        return [], [], []
+    finally:
+        recorder.stop()
+    if recorded is None or recorded.seconds <= 0:
+        notes.append("averages only: the latency recorder did not answer in time")
+        return samples, net_samples, []
+    return samples, net_samples, [recording_imported(recorded, "ebpf")]
 
 
 def listed_partitions(inventory: Inventory) -> set[str]:
@@ -132,13 +169,20 @@ def gather_statistics(
     imports: Sequence[ImportedStats] = (),
     disks: bool = True,
     network: bool = True,
+    record_latency: bool = False,
 ) -> HostStatistics:
     """The statistics of the host `source` reads: diskstats (`disks`) with the snapshot's
-    histograms, interface counters (`network`), and the already read `imports`."""
+    histograms, interface counters (`network`), and the already read `imports`; on a live
+    host with `record_latency`, per-I/O latency recorded in the kernel over the same window."""
     gathered = HostStatistics()
     notes = gathered.notes
-    if live:
-        gathered.tables, gathered.net_samples = _live_samples(seconds, disks, network)
+    if live and record_latency:
+        gathered.tables, gathered.net_samples, recorded = _recorded_window(
+            seconds, disks, network, notes
+        )
+        gathered.imported += recorded
+    elif live:
+        gathered.tables, gathered.net_samples, _ = _live_samples(seconds, disks, network)
     else:
         if disks:
             gathered.tables = read_table_series(source)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from pinchpoint.model.findings import EntityRef
+from pinchpoint.model.findings import EntityRef, Fact, Severity
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.naming import disk_ref
 
@@ -83,3 +83,23 @@ def units_by_model(units: list[Unit]) -> dict[tuple[str, tuple[str, ...]], list[
     for unit in units:
         groups.setdefault((unit.kind, unit.identity), []).append(unit)
     return dict(sorted(groups.items()))
+
+
+def behind_facts(units: list[Unit], usual: str) -> list[Fact]:
+    """One fact per unit not at the `usual` level: its level, and the unit as the entity (or
+    its name beside the level where it has no entity)."""
+    return [
+        Fact(
+            name=f"{u.kind} not at {usual}",
+            value=u.firmware if u.ref is not None else f"{u.firmware} ({u.name})",
+            entity=u.ref,
+        )
+        for u in units
+        if u.firmware != usual
+    ]
+
+
+def mismatch_severity(kind: str) -> Severity:
+    """Mixed disk firmware is common and often harmless (info); HBAs, expanders and I/O
+    modules are qualified as a set (warning)."""
+    return Severity.INFO if kind == "disk" else Severity.WARNING

@@ -9,7 +9,12 @@ from collections.abc import Iterator
 from pinchpoint.model.findings import Evidence, Fact, Severity
 from pinchpoint.naming import host_ref
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext
-from pinchpoint.rules.derived.firmware import firmware_units, units_by_model
+from pinchpoint.rules.derived.firmware import (
+    behind_facts,
+    firmware_units,
+    mismatch_severity,
+    units_by_model,
+)
 
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
@@ -25,19 +30,12 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         model = units[0].model
         counts = ", ".join(f"{level} on {n}" for level, n in levels.most_common())
         facts = [Fact(name="firmware levels", value=counts)]
-        facts += [
-            Fact(
-                name=f"{u.kind} not at {usual}",
-                value=u.firmware if u.ref is not None else f"{u.firmware} ({u.name})",
-                entity=u.ref,
-            )
-            for u in others
-        ]
+        facts += behind_facts(units, usual)
         yield Hit(
             entity=host,
             key=f"{host.id}/{kind}/{'/'.join(identity)}",
             title=f"{len(levels)} firmware levels on {len(units)} {kind}s {model}",
-            severity=Severity.INFO if kind == "disk" else Severity.WARNING,
+            severity=mismatch_severity(kind),
             evidence=[
                 Evidence(
                     summary=(

@@ -15,7 +15,7 @@ from pinchpoint.model.findings import Evidence, Fact, Severity
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.naming import host_ref
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext
-from pinchpoint.rules.derived.firmware import Unit, firmware_units
+from pinchpoint.rules.derived.firmware import Unit, behind_facts, firmware_units, mismatch_severity
 
 MIN_FLEET_HOSTS = 3  # hosts holding one model before one of them can stand out
 SHOWN_HOSTS = 10
@@ -74,14 +74,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                 Fact(name="hosts at the usual level", value=len(peers)),
                 Fact(name="hosts holding the model", value=len(per_host)),
             ]
-            facts += [
-                Fact(
-                    name=f"{u.kind} not at {usual}",
-                    value=u.firmware if u.ref is not None else f"{u.firmware} ({u.name})",
-                    entity=u.ref,
-                )
-                for u in behind
-            ]
+            facts += behind_facts(units, usual)
             yield Hit(
                 entity=entity,
                 key=f"{host}/{kind}/{'/'.join(identity)}",
@@ -89,7 +82,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                     f"{len(behind)} of {len(units)} {kind}s {model} on {host} are not at "
                     f"{usual}, the level {len(peers)} other hosts run"
                 ),
-                severity=Severity.INFO if kind == "disk" else Severity.WARNING,
+                severity=mismatch_severity(kind),
                 evidence=[
                     Evidence(
                         summary=(

@@ -23,7 +23,7 @@ export async function render(root) {
   );
   fill(
     slot(root, "sections"),
-    present.map(([key, label]) => h("a", { href: `#net-${key}`, dataset: { section: key } }, label)),
+    present.map(([key, label]) => h("a", { href: `#net-${key}`, dataset: { chip: key } }, label)),
   );
   for (const [key] of SECTIONS) root.querySelector(`[data-section="${key}"]`).hidden = !view.sections.includes(key);
   if (view.sections.includes("nvme")) drawNvme(slot(root, "nvme"), view.nvme);
@@ -43,6 +43,15 @@ function findingList(findings) {
     "ul",
     { class: "plain findings-here" },
     findings.map((f) => h("li", {}, badge(f.severity), " ", h("a", { href: `/findings?state=open&rule=${encodeURIComponent(f.rule)}` }, f.title))),
+  );
+}
+
+// A table cell: each finding as its severity and rule, the title in its tooltip (the row
+// already shows the figures the title repeats).
+function findingCell(findings) {
+  if (!findings.length) return badge("ok", "none");
+  return findings.map((f) =>
+    h("div", {}, h("a", { href: `/findings?state=open&rule=${encodeURIComponent(f.rule)}`, title: f.title }, badge(f.severity, f.rule))),
   );
 }
 
@@ -152,7 +161,7 @@ function drawIscsi(element, sessions) {
                   { label: "Multipath", value: (l) => l.multipath || "–" },
                   { label: "Device state", value: (l) => stateText(l.state, l.up) },
                   { label: "Sessions", num: true, value: (l) => number(l.sessions) },
-                  { label: "Findings", value: (l) => (l.findings.length ? l.findings.map((f) => h("div", {}, badge(f.severity), " ", f.title)) : badge("ok", "none")) },
+                  { label: "Findings", value: (l) => findingCell(l.findings) },
                 ],
                 s.luns,
                 { rowAttrs: (l) => ({ class: l.worst ? "flagged" : null, dataset: { lun: l.hctl, severity: l.worst || "ok" } }) },
@@ -185,7 +194,7 @@ function drawCounters(element, items, kind, facts) {
       [
         { label: kind === "nic" ? "NIC" : "FC port", value: facts },
         ...columns,
-        { label: "Findings", value: (item) => (item.findings.length ? item.findings.map((f) => h("div", {}, badge(f.severity), " ", f.title)) : badge("ok", "none")) },
+        { label: "Findings", value: (item) => findingCell(item.findings) },
       ],
       items,
       { rowAttrs: (item) => ({ class: item.worst ? "flagged" : null, dataset: { [kind]: item.name, severity: item.worst || "ok" } }) },

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import logging
 from pathlib import Path
 
 from fastapi import APIRouter, Request, Response
@@ -73,6 +74,7 @@ NAVIGATION = (
     ("/reports", "reports", "Reports"),
 )
 
+log = logging.getLogger(__name__)
 router = APIRouter(include_in_schema=False)
 router.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 templates = Jinja2Templates(directory=TEMPLATES_DIR)
@@ -90,7 +92,11 @@ def _navigation(service: ServiceDep) -> tuple[tuple[str, str, str], ...]:
     """The pages linked from the top: Networks only when the newest inventory has NVMe
     subsystems, iSCSI sessions, FC ports or physical NICs with counters (its page still
     answers at its address, saying there is nothing to show)."""
-    view = service.fresh_view(None) or service.view(None)
+    try:
+        view = service.fresh_view(None) or service.view(None)
+    except Exception:  # the store unreadable: the shell still opens, without the link
+        log.exception("reading the newest inventory for the navigation")
+        view = None
     if view is not None and view.inventory is not None and has_networks(view.inventory):
         return NAVIGATION
     return tuple(link for link in NAVIGATION if link[1] != "networks")

@@ -27,6 +27,7 @@ from pinchpoint.api.routes import (
     inventory,
     maintenance,
     metrics,
+    networks,
     reports,
     rules,
     snapshots,
@@ -230,6 +231,7 @@ def create_app(service: Service, *, manage: bool = True, first_sweep: bool = Tru
         fleet,
         metrics,
         views,
+        networks,
     ):
         app.include_router(module.router)
     app.include_router(web.router)  # last: it owns `/` and mounts `/static`

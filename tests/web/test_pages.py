@@ -25,6 +25,7 @@ PAGES = [
     ("overview", "/"),
     ("topology", "/topology"),
     ("enclosure", "/enclosures/JBOD-003"),
+    ("networks", "/networks"),
     ("latency", f"/latency?entity={JBOD_003}"),
     ("findings", "/findings"),
     ("reports", "/reports?view=1"),

@@ -64,7 +64,8 @@ def serve_command(
         typer.Option(
             "--config",
             "-c",
-            help="pinchpoint.toml: \\[service] and the rules' settings.",  # help is Rich markup
+            help="pinchpoint.toml: \\[service] and the rules' settings (default: the file every "
+            "command finds; `pinchpoint config show`).",  # help is Rich markup
         ),
     ] = None,
     data_dir: Annotated[

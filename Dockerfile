@@ -19,7 +19,7 @@ RUN apt-get update \
 WORKDIR /tmp/pinchpoint-src
 COPY pyproject.toml README.md ./
 COPY pinchpoint ./pinchpoint
-RUN pip install --no-cache-dir --disable-pip-version-check ".[postgres]" \
+RUN pip install --no-cache-dir --disable-pip-version-check "./[postgres]" \
     && rm -rf /tmp/pinchpoint-src
 WORKDIR /
 

@@ -72,7 +72,10 @@ def test_the_image_is_debian_slim_python_with_the_storage_tools(
     assert set(apt.split()) >= TOOLS, TOOLS - set(apt.split())
     assert "rm -rf /var/lib/apt/lists/*" in apt
     pip = next(r for r in runs if "pip install" in r)
-    assert re.search(r"pip install .*\s\.(\s|$)", pip), "installs the package from the source"
+    assert re.search(r"pip install .*\s\"?\./?(\[postgres\])?\"?(\s|$)", pip), (
+        "the package, from the source"
+    )
+    assert "[postgres]" in pip, "a central service's store needs the PostgreSQL driver"
     assert "[dev]" not in pip
 
 

@@ -110,53 +110,97 @@ static void print_drops(struct biolat_bpf *skel)
 	printf("}");
 }
 
-static void print_totals(struct biolat_bpf *skel)
+/* The raw log-linear index (what parse/biolat.py reads) of dense latency bucket i. */
+static unsigned int raw_latency_bucket(unsigned int i)
 {
-	struct total values[MAX_CPUS];
-	struct total_key key, next;
-	int fd = bpf_map__fd(skel->maps.totals), first = 1;
-	void *prev = NULL;
+	unsigned int octave;
 
-	printf("\"totals\":[");
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		struct total t = { 0, 0, 0 };
-
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, values))
-			continue;
-		for (int i = 0; i < ncpus; i++) {
-			t.count += values[i].count;
-			t.sum += values[i].sum;
-			if (values[i].max > t.max)
-				t.max = values[i].max;
-		}
-		printf("%s[%u,%u,%u,%llu,%llu,%llu]", first ? "" : ",", key.dev, key.op, key.kind,
-		       (unsigned long long)t.count, (unsigned long long)t.sum,
-		       (unsigned long long)t.max);
-		first = 0;
-	}
-	printf("]");
+	if (i == 0)
+		return 0;
+	if (i == LAT_BUCKETS - 1)
+		return MAX_BUCKET;
+	octave = FIRST_OCTAVE + (i - 1) / SUB_BUCKETS;
+	return (octave - SUB_BITS + 1) * SUB_BUCKETS + (i - 1) % SUB_BUCKETS;
 }
 
-static void print_hists(struct biolat_bpf *skel)
+/* Every (device, operation) entry summed over the CPUs, printed as the rows of format 1:
+ * "totals" [dev, op, kind, count, sum, max] and "buckets" [dev, op, kind, bucket, count]
+ * (non-empty buckets only). The bucket rows are gathered in memory while the totals print,
+ * so each entry is read once. */
+static int print_stats(struct biolat_bpf *skel)
 {
-	__u64 values[MAX_CPUS];
-	struct hist_key key, next;
-	int fd = bpf_map__fd(skel->maps.hists), first = 1;
+	static const int lat_kind[LAT_COUNT] = { KIND_DEVICE, KIND_QUEUE, KIND_TOTAL };
+	int fd = bpf_map__fd(skel->maps.stats), first_total = 1, first_bucket = 1;
+	struct stats *values = calloc(ncpus, sizeof(struct stats));
+	struct stats *sum = calloc(1, sizeof(struct stats));
+	struct stats_key key, next;
+	char *rows = NULL;
+	size_t rows_len = 0;
+	FILE *buckets = open_memstream(&rows, &rows_len);
 	void *prev = NULL;
 
-	printf("\"buckets\":[");
+	if (!values || !sum || !buckets) {
+		free(values);
+		free(sum);
+		if (buckets)
+			fclose(buckets);
+		free(rows);
+		return -1;
+	}
+	printf("\"totals\":[");
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, values))
 			continue;
-		printf("%s[%u,%u,%u,%u,%llu]", first ? "" : ",", key.dev, key.op, key.kind,
-		       key.bucket, (unsigned long long)sum_percpu(values));
-		first = 0;
+		memset(sum, 0, sizeof(*sum));
+		for (int c = 0; c < ncpus; c++) {
+			for (int k = 0; k < KIND_COUNT; k++) {
+				sum->totals[k].count += values[c].totals[k].count;
+				sum->totals[k].sum += values[c].totals[k].sum;
+				if (values[c].totals[k].max > sum->totals[k].max)
+					sum->totals[k].max = values[c].totals[k].max;
+			}
+			for (int l = 0; l < LAT_COUNT; l++)
+				for (int b = 0; b < LAT_BUCKETS; b++)
+					sum->lat[l][b] += values[c].lat[l][b];
+			for (int b = 0; b < SIZE_BUCKETS; b++)
+				sum->size[b] += values[c].size[b];
+		}
+		for (int k = 0; k < KIND_COUNT; k++) {
+			if (!sum->totals[k].count)
+				continue;
+			printf("%s[%u,%u,%d,%llu,%llu,%llu]", first_total ? "" : ",", key.dev, key.op, k,
+			       (unsigned long long)sum->totals[k].count,
+			       (unsigned long long)sum->totals[k].sum,
+			       (unsigned long long)sum->totals[k].max);
+			first_total = 0;
+		}
+		for (int l = 0; l < LAT_COUNT; l++)
+			for (int b = 0; b < LAT_BUCKETS; b++) {
+				if (!sum->lat[l][b])
+					continue;
+				fprintf(buckets, "%s[%u,%u,%d,%u,%llu]", first_bucket ? "" : ",", key.dev,
+					key.op, lat_kind[l], raw_latency_bucket(b),
+					(unsigned long long)sum->lat[l][b]);
+				first_bucket = 0;
+			}
+		for (int b = 0; b < SIZE_BUCKETS; b++) {
+			if (!sum->size[b])
+				continue;
+			fprintf(buckets, "%s[%u,%u,%d,%d,%llu]", first_bucket ? "" : ",", key.dev, key.op,
+				KIND_SIZE, b, (unsigned long long)sum->size[b]);
+			first_bucket = 0;
+		}
 	}
+	fclose(buckets);
+	printf("],\"buckets\":[");
+	fwrite(rows, 1, rows_len, stdout);
 	printf("]");
+	free(rows);
+	free(values);
+	free(sum);
+	return 0;
 }
 
 static void emit(struct biolat_bpf *skel, __u64 started, int final)
@@ -167,9 +211,8 @@ static void emit(struct biolat_bpf *skel, __u64 started, int final)
 	printf(",");
 	print_drops(skel);
 	printf(",");
-	print_totals(skel);
-	printf(",");
-	print_hists(skel);
+	if (print_stats(skel))
+		printf("\"totals\":[],\"buckets\":[],\"error\":\"out of memory\"");
 	printf("}\n");
 	fflush(stdout);
 }

@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from machine import machine_line
 
@@ -117,7 +118,7 @@ def program_runs(line: bytes) -> tuple[int, int]:
     return runs.get("on_issue", 0) + runs.get("on_complete", 0), ios
 
 
-def record_once(paths: list[str], sample: list[str], seconds: float) -> dict[str, float]:
+def record_once(paths: list[str], sample: list[str], seconds: float) -> dict[str, Any]:
     argv = [loader_path() or "pinchpoint-biolat", "--seconds", "0", "--stats"]
     started = time.monotonic()
     process = subprocess.Popen(
@@ -178,6 +179,14 @@ def record_once(paths: list[str], sample: list[str], seconds: float) -> dict[str
         "per_io_ns": (final_ns - before_ns) / max(ios - before_ios, 1),
         "first_io_ns": before_ns / max(before_ios, 1),
         "lost": recording.lost,
+        "lost_as": ", ".join(
+            [f"{k} {v}" for k, v in recording.drops.items() if v]
+            + [
+                f"{p.name} recursion misses {p.recursion_misses}"
+                for p in recording.programs
+                if p.recursion_misses
+            ]
+        ),
     }
 
 
@@ -218,7 +227,7 @@ def main() -> int:
             print(f"stopped at {len(paths)}: {made.limit_reason}")
         step = max(1, len(paths) // args.sample)
         sample = paths[::step][: args.sample]
-        results: dict[str, list[dict[str, float]]] = {}
+        results: dict[str, list[dict[str, Any]]] = {}
         for _ in range(args.rounds):
             for label, path in loaders.items():
                 use_loader(path)
@@ -233,7 +242,7 @@ def main() -> int:
         print("|---|---|---|---|---|---|---|---|---|---|---|---|")
         for label, rounds in results.items():
 
-            def median(key: str, rounds: list[dict[str, float]] = rounds) -> float:
+            def median(key: str, rounds: list[dict[str, Any]] = rounds) -> float:
                 return statistics.median(r[key] for r in rounds)
 
             print(
@@ -245,6 +254,10 @@ def main() -> int:
                 f"| {median('first_io_ns'):.0f} | {median('per_io_ns'):.0f} "
                 f"| {median('lost'):.0f} |"
             )
+        for label, rounds in results.items():
+            for number, result in enumerate(rounds):
+                if result["lost_as"]:
+                    print(f"\n{label}, round {number + 1}: lost as {result['lost_as']}")
     return 0
 
 

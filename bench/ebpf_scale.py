@@ -7,8 +7,8 @@ LABEL=PATH`, repeatable, run in turn over the same devices: A/B interleaved) it 
 time to load and attach, the memory of its maps (`bpftool map show`: bytes_memlock, before
 and after the I/O), the size of its output, the time to stop it and print, the time to parse
 that output in Python, and the in-kernel cost per I/O (`--stats`). Every loop device made is
-detached at the end, on failure too; where the kernel stops giving loop devices, it says at
-how many and why.
+detached and removed at the end, on failure too; where the kernel stops giving loop devices,
+it says at how many and why.
 
 Needs root, BPF (docs/ebpf.md), fio, losetup and bpftool; prints the reason and exits 0
 without them.
@@ -19,6 +19,8 @@ without them.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import json
 import mmap
 import os
@@ -41,6 +43,7 @@ from pinchpoint.checks.parse.biolat import parse_recording
 from pinchpoint.checks.parse.importers.ebpf_json import recording_imported
 from pinchpoint.checks.source.biolat import LOADER_ENV, loader_path, unavailable_reason
 
+LOOP_CTL_REMOVE = 0x4C81  # linux/loop.h
 BACKING_BYTES = 64 * 1024 * 1024  # sparse: a tmpfs file takes no memory until written
 
 
@@ -55,6 +58,7 @@ def loop_devices(directory: Path, count: int) -> Iterator[LoopDevices]:
     """Up to `count` loop devices over sparse files in `directory`; every one detached on the
     way out, whatever happened."""
     made = LoopDevices([], None)
+    existed = set(os.listdir("/sys/block"))
     try:
         for number in range(count):
             backing = directory / f"loop{number}.img"
@@ -72,6 +76,23 @@ def loop_devices(directory: Path, count: int) -> Iterator[LoopDevices]:
     finally:
         for path in made.paths:
             subprocess.run(["losetup", "--detach", path], check=False, timeout=60)
+        remove_loop_devices([p for p in made.paths if os.path.basename(p) not in existed])
+
+
+def remove_loop_devices(paths: list[str]) -> None:
+    """Remove the detached loop devices this run made (`losetup --find` makes them through
+    /dev/loop-control and they outlive their detaching: 2,000 empty devices would stay in
+    /sys/block). One in use again meanwhile is left alone (EBUSY)."""
+    try:
+        control = os.open("/dev/loop-control", os.O_RDWR)
+    except OSError:
+        return
+    try:
+        for path in paths:
+            with contextlib.suppress(OSError, ValueError):
+                fcntl.ioctl(control, LOOP_CTL_REMOVE, int(path.removeprefix("/dev/loop")))
+    finally:
+        os.close(control)
 
 
 def touch_every_device(paths: list[str]) -> None:

@@ -42,6 +42,15 @@ struct {
 	__type(value, struct stats);
 } stats SEC(".maps");
 
+/* Preallocated (an update never waits for memory): the entries the program could not
+ * allocate in `stats` at a pair's first I/O. The loader adds them to those of `stats`. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, SPILL_ENTRIES);
+	__type(key, struct stats_key);
+	__type(value, struct stats);
+} spill SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
@@ -144,8 +153,18 @@ static __always_inline struct stats *stats_of(struct stats_key *key)
 
 	if (st)
 		return st;
-	bpf_map_update_elem(&stats, key, &empty, BPF_NOEXIST); /* first I/O of this pair */
-	return bpf_map_lookup_elem(&stats, key);
+	st = bpf_map_lookup_elem(&spill, key);
+	if (st)
+		return st;
+	/* The first I/O of this pair: its entry is allocated, or, when the kernel's allocation
+	 * cache is empty for a moment, taken from the preallocated spill map. */
+	if (!bpf_map_update_elem(&stats, key, &empty, BPF_NOEXIST))
+		return bpf_map_lookup_elem(&stats, key);
+	st = bpf_map_lookup_elem(&stats, key); /* another CPU made it meanwhile */
+	if (st)
+		return st;
+	bpf_map_update_elem(&spill, key, &empty, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&spill, key);
 }
 
 SEC("tp_btf/block_rq_insert")

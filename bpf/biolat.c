@@ -124,6 +124,24 @@ static unsigned int raw_latency_bucket(unsigned int i)
 	return (octave - SUB_BITS + 1) * SUB_BUCKETS + (i - 1) % SUB_BUCKETS;
 }
 
+/* Add the per-CPU `values` of one entry to `sum`. */
+static void add_percpu(struct stats *sum, const struct stats *values)
+{
+	for (int c = 0; c < ncpus; c++) {
+		for (int k = 0; k < KIND_COUNT; k++) {
+			sum->totals[k].count += values[c].totals[k].count;
+			sum->totals[k].sum += values[c].totals[k].sum;
+			if (values[c].totals[k].max > sum->totals[k].max)
+				sum->totals[k].max = values[c].totals[k].max;
+		}
+		for (int l = 0; l < LAT_COUNT; l++)
+			for (int b = 0; b < LAT_BUCKETS; b++)
+				sum->lat[l][b] += values[c].lat[l][b];
+		for (int b = 0; b < SIZE_BUCKETS; b++)
+			sum->size[b] += values[c].size[b];
+	}
+}
+
 /* Every (device, operation) entry summed over the CPUs, printed as the rows of format 1:
  * "totals" [dev, op, kind, count, sum, max] and "buckets" [dev, op, kind, bucket, count]
  * (non-empty buckets only). The bucket rows are gathered in memory while the totals print,
@@ -132,6 +150,7 @@ static int print_stats(struct biolat_bpf *skel)
 {
 	static const int lat_kind[LAT_COUNT] = { KIND_DEVICE, KIND_QUEUE, KIND_TOTAL };
 	int fd = bpf_map__fd(skel->maps.stats), first_total = 1, first_bucket = 1;
+	int spill_fd = bpf_map__fd(skel->maps.spill);
 	struct stats *values = calloc(ncpus, sizeof(struct stats));
 	struct stats *sum = calloc(1, sizeof(struct stats));
 	struct stats_key key, next;
@@ -149,24 +168,24 @@ static int print_stats(struct biolat_bpf *skel)
 		return -1;
 	}
 	printf("\"totals\":[");
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
+	/* the entries of `stats` (with their part in `spill`), then those only in `spill` */
+	for (int pass = 0; pass < 2; pass++, prev = NULL) {
+	while (!bpf_map_get_next_key(pass ? spill_fd : fd, prev, &next)) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, values))
-			continue;
 		memset(sum, 0, sizeof(*sum));
-		for (int c = 0; c < ncpus; c++) {
-			for (int k = 0; k < KIND_COUNT; k++) {
-				sum->totals[k].count += values[c].totals[k].count;
-				sum->totals[k].sum += values[c].totals[k].sum;
-				if (values[c].totals[k].max > sum->totals[k].max)
-					sum->totals[k].max = values[c].totals[k].max;
-			}
-			for (int l = 0; l < LAT_COUNT; l++)
-				for (int b = 0; b < LAT_BUCKETS; b++)
-					sum->lat[l][b] += values[c].lat[l][b];
-			for (int b = 0; b < SIZE_BUCKETS; b++)
-				sum->size[b] += values[c].size[b];
+		if (pass == 0) {
+			if (bpf_map_lookup_elem(fd, &key, values))
+				continue;
+			add_percpu(sum, values);
+			if (!bpf_map_lookup_elem(spill_fd, &key, values))
+				add_percpu(sum, values);
+		} else {
+			if (!bpf_map_lookup_elem(fd, &key, values))
+				continue; /* printed with its entry in `stats` */
+			if (bpf_map_lookup_elem(spill_fd, &key, values))
+				continue;
+			add_percpu(sum, values);
 		}
 		for (int k = 0; k < KIND_COUNT; k++) {
 			if (!sum->totals[k].count)
@@ -193,6 +212,7 @@ static int print_stats(struct biolat_bpf *skel)
 				KIND_SIZE, b, (unsigned long long)sum->size[b]);
 			first_bucket = 0;
 		}
+	}
 	}
 	fclose(buckets);
 	printf("],\"buckets\":[");

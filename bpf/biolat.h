@@ -19,6 +19,9 @@ enum kind { KIND_DEVICE = 0, KIND_QUEUE = 1, KIND_SIZE = 2, KIND_TOTAL = 3, KIND
 enum lat { LAT_DEVICE = 0, LAT_QUEUE = 1, LAT_TOTAL = 2, LAT_COUNT = 3 };
 enum drop { DROP_START_FULL = 0, DROP_HIST_FULL = 1, DROP_NO_DISK = 2, DROP_COUNT = 3 };
 
+/* Entries the program may take when it cannot allocate one (biolat.bpf.c, spill). */
+#define SPILL_ENTRIES 64
+
 /* One entry per (device, operation) seen: the per-CPU value holds all its histograms. */
 struct stats_key {
 	__u32 dev; /* the kernel's internal dev_t: major << 20 | minor */

@@ -19,7 +19,6 @@ without them.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import fcntl
 import json
 import mmap
@@ -87,10 +86,20 @@ def remove_loop_devices(paths: list[str]) -> None:
         control = os.open("/dev/loop-control", os.O_RDWR)
     except OSError:
         return
+    left = paths
     try:
-        for path in paths:
-            with contextlib.suppress(OSError, ValueError):
-                fcntl.ioctl(control, LOOP_CTL_REMOVE, int(path.removeprefix("/dev/loop")))
+        for _ in range(5):  # a device just detached may still be open a moment (a probe)
+            busy = []
+            for path in left:
+                try:
+                    fcntl.ioctl(control, LOOP_CTL_REMOVE, int(path.removeprefix("/dev/loop")))
+                except OSError:
+                    busy.append(path)
+            if not busy:
+                return
+            left = busy
+            time.sleep(1)
+        print(f"{len(left)} loop devices could not be removed (in use)", file=sys.stderr)
     finally:
         os.close(control)
 

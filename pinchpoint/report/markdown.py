@@ -8,6 +8,7 @@ from pinchpoint.report.words import (
     by_severity,
     fact_text,
     host_name,
+    latency_line,
     mute_text,
     muted,
     status_line,
@@ -47,6 +48,9 @@ def report_markdown(report: Report) -> str:
         f"Generated {report.generated_at:%Y-%m-%d %H:%M:%S %Z}. {status_line(report)}.",
         "",
     ]
+    latency = latency_line(report)
+    if latency is not None:
+        lines += [f"{latency[0].upper()}{latency[1:]}.", ""]
     said = verdict(report)
     if said is not None:
         lines += [f"**{said}.**", ""]

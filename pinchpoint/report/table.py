@@ -14,6 +14,7 @@ from pinchpoint.report.words import (
     by_severity,
     fact_text,
     host_name,
+    latency_line,
     mute_text,
     muted,
     status_line,
@@ -58,6 +59,9 @@ def report_view(report: Report) -> Group:
     title.append(f"   {report.generated_at:%Y-%m-%d %H:%M:%S %Z}", style="dim")
     parts.append(title)
     parts.append(Text(status_line(report)))
+    latency = latency_line(report)
+    if latency is not None:
+        parts.append(Text(latency, style="dim"))
     said = verdict(report)
     if said is not None:
         partial = report.status is ReportStatus.PARTIAL

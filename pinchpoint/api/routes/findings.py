@@ -99,4 +99,5 @@ def delete_mute(mute_id: Annotated[int, Path(ge=1, le=2**62)], service: ServiceD
     """Lift a mute now."""
     if not service.store.delete_mute(mute_id):
         raise ProblemError(404, "not-found", f"no mute {mute_id}")
+    service.forget("")  # what /metrics shows of findings changed
     return Response(status_code=204)

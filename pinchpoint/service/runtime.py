@@ -28,6 +28,7 @@ from pinchpoint.service.metrics import MetricsInput, metrics_exposition
 from pinchpoint.service.metrics_cache import MetricsCache
 from pinchpoint.service.notify import Notifier
 from pinchpoint.service.readiness import ReadinessFacts, StoreWatch, readiness
+from pinchpoint.service.recent_answers import RecentAnswers
 from pinchpoint.service.sampling import StatsSampler
 from pinchpoint.service.schedule import Jobs, build_scheduler
 from pinchpoint.service.settings import ServiceSettings, TargetKind
@@ -148,6 +149,7 @@ class Service:
         self.view_preparers: list[Callable[[HostView], None]] = []
         self._metrics_cache = MetricsCache()
         self._changes = 0  # bumped when a report is stored or a mute changes
+        self.recent_answers = RecentAnswers()  # store reads asked often (GET /v1/findings)
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -318,6 +320,12 @@ class Service:
 
     # --- views the API serves ----------------------------------------------------------
 
+    @property
+    def changes(self) -> int:
+        """How many times this service stored a report or changed a mute (answers kept in
+        memory are made anew when it moves)."""
+        return self._changes
+
     def swap_view(self, host: str, view: HostView) -> None:
         """Make `view` the view of `host`: prepared first (its hottest answers rendered), then
         swapped in whole by one assignment, so readers get the previous view until then and
@@ -473,6 +481,7 @@ class Service:
     def prune(self) -> None:
         started = time.monotonic()
         result = self.store.prune(keep_reports_days=self.settings.schedule.retention_days)
+        self.forget("")  # findings were forgotten
         self.compact_statistics()
         # the one full collection of the day: what views' freezes kept of young cyclic garbage
         settle_heap()

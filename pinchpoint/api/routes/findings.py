@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter
 
 from pinchpoint.api.auth import AdminAccess, ReadAccess, ServiceDep
 from pinchpoint.api.params import IsoDatetime
@@ -16,6 +16,9 @@ from pinchpoint.rules.catalog import rule_by_id
 from pinchpoint.service.store import FindingRecord, FindingState, MuteRecord, Page
 
 router = APIRouter(prefix="/v1", tags=["findings"])
+
+
+FINDINGS_PAGE = TypeAdapter(Page[FindingRecord])
 
 
 @router.get("/findings", response_model=Page[FindingRecord], dependencies=[ReadAccess])
@@ -28,17 +31,25 @@ def list_findings(
     state: Annotated[FindingState | None, Query()] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
-) -> Page[FindingRecord]:
-    """Findings with their state, first and last seen and how many reports held them."""
-    return service.store.findings(
-        host=host,
-        severity=severity,
-        rule=rule,
-        entity=entity,
-        state=state,
-        limit=limit,
-        offset=offset,
-    )
+) -> Response:
+    """Findings with their state, first and last seen and how many reports held them (read
+    at most once a second for the same question: `service/recent_answers.py`)."""
+
+    def page() -> bytes:
+        found = service.store.findings(
+            host=host,
+            severity=severity,
+            rule=rule,
+            entity=entity,
+            state=state,
+            limit=limit,
+            offset=offset,
+        )
+        return FINDINGS_PAGE.dump_json(found)
+
+    key = ("findings", host, severity, rule, entity, state, limit, offset)
+    body = service.recent_answers.get(key, service.changes, page)
+    return Response(body, media_type="application/json")
 
 
 class MuteRequest(BaseModel):

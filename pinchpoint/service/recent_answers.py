@@ -32,16 +32,24 @@ class RecentAnswers:
         self._answers: OrderedDict[Hashable, tuple[float, int, bytes]] = OrderedDict()
         self._making: dict[Hashable, Future[bytes]] = {}
 
+    def _kept(self, key: Hashable, generation: int) -> bytes | None:
+        kept = self._answers.get(key)
+        fresh = kept is not None and kept[1] == generation
+        if kept is not None and fresh and time.monotonic() - kept[0] <= self.max_age_s:
+            return kept[2]
+        return None
+
+    def peek(self, key: Hashable, generation: int) -> bytes | None:
+        """The answer of `key` if one is kept, without waiting (an event loop may ask)."""
+        with self._lock:
+            return self._kept(key, generation)
+
     def get(self, key: Hashable, generation: int, make: Callable[[], bytes]) -> bytes:
         """The answer of `key`: kept, or made now by `make()` (once for every caller)."""
         with self._lock:
-            kept = self._answers.get(key)
-            if (
-                kept is not None
-                and kept[1] == generation
-                and time.monotonic() - kept[0] <= self.max_age_s
-            ):
-                return kept[2]
+            kept = self._kept(key, generation)
+            if kept is not None:
+                return kept
             pending = self._making.get(key)
             mine = pending is None
             if pending is None:

@@ -209,7 +209,7 @@ class Service:
             )
 
     def _sampled_inventory(self) -> Inventory | None:
-        view = self.view(None)
+        view = (self.fresh_view(None) if self._own_host is not None else None) or self.view(None)
         return view.inventory if view is not None else None
 
     def analyse_snapshot(self, root: Path) -> tuple[int, int, str]:

@@ -7,6 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
 from pydantic import BaseModel, Field, TypeAdapter
+from starlette.concurrency import run_in_threadpool
 
 from pinchpoint.api.auth import AdminAccess, ReadAccess, ServiceDep
 from pinchpoint.api.params import IsoDatetime
@@ -22,7 +23,7 @@ FINDINGS_PAGE = TypeAdapter(Page[FindingRecord])
 
 
 @router.get("/findings", response_model=Page[FindingRecord], dependencies=[ReadAccess])
-def list_findings(
+async def list_findings(
     service: ServiceDep,
     host: Annotated[str | None, Query()] = None,
     severity: Annotated[Severity | None, Query()] = None,
@@ -48,7 +49,10 @@ def list_findings(
         return FINDINGS_PAGE.dump_json(found)
 
     key = ("findings", host, severity, rule, entity, state, limit, offset)
-    body = service.recent_answers.get(key, service.changes, page)
+    generation = service.changes
+    body = service.recent_answers.peek(key, generation)  # no thread hop for a kept answer
+    if body is None:
+        body = await run_in_threadpool(service.recent_answers.get, key, generation, page)
     return Response(body, media_type="application/json")
 
 

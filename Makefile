@@ -49,6 +49,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/inventory_bench.py
 	$(BIN)/python bench/ebpf_overhead.py
 	$(BIN)/python bench/api_load_bench.py
+	$(BIN)/python bench/swap_pause_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bpf/build

@@ -214,13 +214,15 @@ def main() -> None:
     parser.add_argument("--code", type=Path, default=ROOT, help="checkout whose service runs")
     parser.add_argument("--label", default="")
     parser.add_argument("--endpoints", default=",".join(THROUGH_SWEEPS))
+    parser.add_argument("--keep", type=Path, help="Simulate into (or reuse) this directory.")
     args = parser.parse_args()
     endpoints = {name: ENDPOINTS[name] for name in args.endpoints.split(",")}
     print(machine_line())
     print(f"code: {args.label or args.code.name}")
     with tempfile.TemporaryDirectory(prefix="pinchpoint-api-bench-") as scratch:
-        snapshot = Path(scratch, "host")
-        write_snapshot(load_spec(SPEC), snapshot)
+        snapshot = args.keep or Path(scratch, "host")
+        if not snapshot.exists():
+            write_snapshot(load_spec(SPEC), snapshot)
         config = Path(scratch, "pinchpoint.toml")
         config.write_text(QUIET, encoding="utf-8")
         script = Path(scratch, "load.js")

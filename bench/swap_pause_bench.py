@@ -81,6 +81,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sweeps", type=int, default=5)
     parser.add_argument("--code", type=Path, default=ROOT, help="checkout whose service runs")
+    parser.add_argument("--keep", type=Path, help="Simulate into (or reuse) this directory.")
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from machine import machine_line
@@ -90,8 +91,9 @@ def main() -> None:
     print(machine_line())
     print(f"code: {args.code.resolve().name}")
     with tempfile.TemporaryDirectory(prefix="pinchpoint-swap-bench-") as scratch:
-        snapshot = Path(scratch, "host")
-        write_snapshot(load_spec(SPEC), snapshot)
+        snapshot = args.keep or Path(scratch, "host")
+        if not snapshot.exists():
+            write_snapshot(load_spec(SPEC), snapshot)
         environment = {**os.environ, "PYTHONPATH": str(args.code.resolve())}
         data_dir = Path(scratch, "data")
         subprocess.run(

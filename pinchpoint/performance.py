@@ -73,12 +73,20 @@ def gc_paused() -> Iterator[None]:
 # Frozen, they are left out of every later collection.
 
 
+_settled_count = 0  # objects out of the collector's sight after the last full collection
+settles = 0  # full collections run by `settle_heap` (tests count them)
+
+
 def settle_heap() -> None:
-    """Collect once, then move every object alive now out of the collector's sight. The service
-    calls this when it loads a new report, every few minutes."""
+    """Collect once, then move every object alive now out of the collector's sight (a
+    stop-the-world pause: at startup, when `keep_long_lived` finds it necessary, at the
+    service's daily chores)."""
+    global _settled_count, settles
     gc.unfreeze()
     gc.collect()
     gc.freeze()
+    _settled_count = gc.get_freeze_count()
+    settles += 1
 
 
 # A full collection walks every object of the process with the GIL held: 150-200 ms on the
@@ -88,14 +96,21 @@ def settle_heap() -> None:
 # refers to them, are freed by reference counting like any other (the models hold no cycles;
 # tests/service/test_view_swap.py checks that the old view dies at the swap and that memory
 # stays flat over repeated swaps). What the freeze costs: garbage in a cycle that was young at
-# that moment stays until the next full collection (`settle_heap`), which the service runs only
-# at its daily chores, never at a swap.
+# that moment (requests' garbage made while a sweep held the collector paused) stays until the
+# next full collection. That one runs only when necessary: when the objects out of sight have
+# grown by a quarter since the last full collection (views are of a steady size, so the growth
+# is mostly such garbage), at the first swap, and at the service's daily chores.
+
+GROWTH_BEFORE_SETTLING = 1.25
 
 
 def keep_long_lived() -> None:
     """Move every object alive now out of the collector's sight, without collecting (O(1));
-    called right after a new long-lived view is built, while the collector is paused."""
+    called right after a new long-lived view is built, while the collector is paused. A full
+    collection (`settle_heap`) only when what is out of sight grew by a quarter since the last."""
     gc.freeze()
+    if gc.get_freeze_count() > _settled_count * GROWTH_BEFORE_SETTLING:
+        settle_heap()
 
 
 # -- a second process for a second core -------------------------------------------------------

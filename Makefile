@@ -22,7 +22,7 @@ $(RUN_STAMP): pyproject.toml | $(BIN)/python
 	touch $(RUN_STAMP)
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(PIP) install -e '.[dev]'
+	$(PIP) install -e '.[dev,bench]'
 	touch $(STAMP) $(RUN_STAMP)
 
 venv: $(STAMP)
@@ -61,6 +61,8 @@ test: system-deps database bpf lint typecheck pytest
 bench: $(STAMP)
 	$(BIN)/python bench/inventory_bench.py
 	$(BIN)/python bench/ebpf_overhead.py
+	$(BIN)/python bench/api_load_bench.py
+	$(BIN)/python bench/swap_pause_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bpf/build

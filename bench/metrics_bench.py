@@ -5,7 +5,8 @@ Simulates `tests/fixtures/specs/bench_host.toml` (4 HBAs, 16 JBODs × 60 dual-po
 sweep does, adds a latency summary for each of its 960 disks (what the service exports per
 disk) and sweep and notification counters, then times `metrics_exposition` — a fresh registry,
 every family built and encoded — best and median of N runs, in the text format and in
-OpenMetrics, and counts the series per metric.
+OpenMetrics, and counts the series per metric; then what a scrape costs once the exposition is
+rendered and kept (`service/metrics_cache.py`, plain and gzip).
 
 Target (issue 6): well under 50 ms per scrape on the 2-core development VM.
 
@@ -32,6 +33,7 @@ from pinchpoint.model.findings import EntityKind, EntityRef
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.engine import build_report, rule_context
 from pinchpoint.service.metrics import MetricsInput, SweepCounters, metrics_exposition
+from pinchpoint.service.metrics_cache import MetricsCache
 from pinchpoint.service.notify import NotifyCounts
 from pinchpoint.simulator import load_spec, write_snapshot
 from pinchpoint.stats.disk_summaries import LatencySummary
@@ -110,6 +112,19 @@ def main() -> None:
             f"exposition ({label}), {len(body):,} bytes, {args.runs} runs: wall best "
             f"{min(walls) * 1000:.1f} ms, median {statistics.median(walls) * 1000:.1f} ms; "
             f"CPU best {min(cpus) * 1000:.1f} ms, median {statistics.median(cpus) * 1000:.1f} ms"
+        )
+    cache = MetricsCache()
+    for label, gzipped in (("plain", False), ("gzip", True)):
+        first = time.perf_counter()
+        body, _ = cache.answer("view", lambda: data, None, gzipped)
+        made = time.perf_counter() - first
+        start = time.perf_counter()
+        for _ in range(args.runs * 100):
+            cache.answer("view", lambda: data, None, gzipped)
+        each = (time.perf_counter() - start) / (args.runs * 100)
+        print(
+            f"served from memory ({label}, {len(body):,} bytes): first {made * 1000:.1f} ms, "
+            f"then {each * 1e6:.1f} µs per scrape ({args.runs * 100} scrapes)"
         )
     body, _ = metrics_exposition(data)
     series: Counter[str] = Counter()

@@ -17,6 +17,7 @@ from pinchpoint import __version__
 from pinchpoint.api import api_docs, web
 from pinchpoint.api.allow import AllowedMethods
 from pinchpoint.api.browser_safety import AllowedHosts, SecurityHeaders
+from pinchpoint.api.cached import prepare_view
 from pinchpoint.api.heavy import HeavyLimit
 from pinchpoint.api.limits import BodyLimit, JsonDepthLimit
 from pinchpoint.api.problems import Problem, install_problem_handlers
@@ -209,6 +210,8 @@ def create_app(service: Service, *, manage: bool = True, first_sweep: bool = Tru
         redoc_url=None,
     )
     app.state.service = service
+    if prepare_view not in service.view_preparers:
+        service.view_preparers.append(prepare_view)
     app.state.heavy = HeavyLimit()  # slots for heavy routes (api/heavy.py)
     install_problem_handlers(app)
     app.add_middleware(AllowedMethods)

@@ -9,6 +9,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -16,7 +17,7 @@ from pathlib import Path
 from pinchpoint.model.findings import Finding, Mute, Report
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.naming import host_from_token, host_name_problem, host_token
-from pinchpoint.performance import settle_heap
+from pinchpoint.performance import keep_long_lived, settle_heap
 from pinchpoint.rules.catalog import CATALOG, FLEET_RULES
 from pinchpoint.rules.config import Config, load_config
 from pinchpoint.rules.engine import evaluate, fleet_context
@@ -24,8 +25,10 @@ from pinchpoint.service.checkup import Checkup
 from pinchpoint.service.events import FindingTransition
 from pinchpoint.service.fleet import push_report
 from pinchpoint.service.metrics import MetricsInput, metrics_exposition
+from pinchpoint.service.metrics_cache import MetricsCache
 from pinchpoint.service.notify import Notifier
 from pinchpoint.service.readiness import ReadinessFacts, StoreWatch, readiness
+from pinchpoint.service.recent_answers import RecentAnswers
 from pinchpoint.service.sampling import StatsSampler
 from pinchpoint.service.schedule import Jobs, build_scheduler
 from pinchpoint.service.settings import ServiceSettings, TargetKind
@@ -140,7 +143,14 @@ class Service:
         self._views: dict[str, HostView] = {}
         self._checked: dict[str, float] = {}  # when each view was last checked against the store
         self._refreshing: set[str] = set()  # views being checked in the background
+        self._building: dict[str, Future[HostView | None]] = {}  # one read of a view per key
         self._views_lock = threading.Lock()
+        # what the API renders of a new view before it is swapped in (its hottest answers), so
+        # that no request after a sweep renders them on the event loop
+        self.view_preparers: list[Callable[[HostView], None]] = []
+        self._metrics_cache = MetricsCache()
+        self._changes = 0  # bumped when a report is stored or a mute changes
+        self.recent_answers = RecentAnswers()  # store reads asked often (GET /v1/findings)
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -179,8 +189,15 @@ class Service:
 
     def _after_sweep(self, saved: SavedReport, checkup: Checkup) -> None:
         self._own_host = saved.host
-        self.forget(checkup.report.host.hostname or "")
         self.latency = disk_latency_summaries(checkup.inventory, checkup.statistics.intervals)
+        if saved.states_advanced and not saved.duplicate:
+            # the sweep's own report and inventory, as stored (no round trip through the store)
+            self.swap_view(
+                saved.host,
+                HostView(report_id=saved.id, report=checkup.report, inventory=checkup.inventory),
+            )
+        else:
+            self.forget(saved.host)
         still_open = [r.finding for r in self._all_findings(saved.host, FindingState.OPEN)]
         self.notifier.refresh(saved.host, still_open, saved.generated_at, saved.id)
         if self.settings.push_to:
@@ -193,7 +210,7 @@ class Service:
             )
 
     def _sampled_inventory(self) -> Inventory | None:
-        view = self.view(None)
+        view = (self.fresh_view(None) if self._own_host is not None else None) or self.view(None)
         return view.inventory if view is not None else None
 
     def analyse_snapshot(self, root: Path) -> tuple[int, int, str]:
@@ -227,8 +244,34 @@ class Service:
 
     def metrics(self, accept: str | None = None) -> tuple[bytes, str]:
         """The Prometheus exposition of the newest sweep and of the service itself, in the
-        format the scraper's `accept` header asks for."""
-        view = self.view(None)
+        format the scraper's `accept` header asks for, rendered per scrape."""
+        return metrics_exposition(self._metrics_input(), accept)
+
+    def metrics_answer(self, accept: str | None, gzipped: bool) -> tuple[bytes, str]:
+        """`metrics` as served: rendered once per view, sampler tick and change of the
+        service's counters, then served from memory (gzip-compressed when `gzipped`)."""
+        return self._metrics_cache.answer(self._metrics_key(), self._metrics_input, accept, gzipped)
+
+    def _metrics_key(self) -> tuple[object, ...]:
+        """What the exposition depends on; a new key renders it anew (docs/prometheus.md)."""
+        view = self.fresh_view(None) if self._own_host is not None else None
+        running = self.runner.running()
+        counts = self.notifier.counts
+        return (
+            id(view),
+            view.report_id if view is not None else None,
+            self._changes,
+            self.runner.counters.model_dump_json(),
+            running.id if running is not None else None,
+            len(self.runner.stuck()),
+            (counts.sent, counts.failed, counts.retried, counts.pending),
+            id(self.sampler.recorded()),
+            id(self.latency),
+        )
+
+    def _metrics_input(self) -> MetricsInput:
+        view = self.fresh_view(None) if self._own_host is not None else None
+        view = view or self.view(None)
         host = view.report.host.hostname if view is not None else self.own_host()
         open_findings = [r.finding for r in self._all_findings(host, FindingState.OPEN)]
         for record in self._all_findings(host, FindingState.MUTED):
@@ -256,7 +299,7 @@ class Service:
             recorded=self.sampler.recorded(),
             demo=self.target.kind is TargetKind.DEMO,
         )
-        return metrics_exposition(data, accept)
+        return data
 
     def _all_findings(self, host: str | None, state: FindingState) -> list[FindingRecord]:
         found: list[FindingRecord] = []
@@ -278,9 +321,37 @@ class Service:
 
     # --- views the API serves ----------------------------------------------------------
 
-    def forget(self, host: str) -> None:
-        """Drop the cached view of `host` (a new report was stored)."""
+    @property
+    def changes(self) -> int:
+        """How many times this service stored a report or changed a mute (answers kept in
+        memory are made anew when it moves)."""
+        return self._changes
+
+    def swap_view(self, host: str, view: HostView) -> None:
+        """Make `view` the view of `host`: prepared first (its hottest answers rendered), then
+        swapped in whole by one assignment, so readers get the previous view until then and
+        never wait. No full collection of the heap: the new objects are frozen (O(1)) and the
+        old view is freed by reference counting (`performance.keep_long_lived`)."""
+        self._prepare(view)
         with self._views_lock:
+            self._views[host] = view
+            self._views.pop("", None)
+            self._checked[host] = time.monotonic()
+            self._checked.pop("", None)
+            self._changes += 1
+        keep_long_lived()
+
+    def _prepare(self, view: HostView) -> None:
+        for prepare in self.view_preparers:
+            try:
+                prepare(view)
+            except Exception:  # a view unprepared is rendered on first use instead
+                log.exception("preparing the view of report %s", view.report_id)
+
+    def forget(self, host: str) -> None:
+        """Drop the cached view of `host` (a new report was stored, a mute changed)."""
+        with self._views_lock:
+            self._changes += 1
             self._views.pop(host, None)
             self._views.pop("", None)
             self._checked.pop(host, None)
@@ -326,9 +397,30 @@ class Service:
 
     def view(self, host: str | None = None) -> HostView | None:
         """The newest report of `host` (None: of the host this service sweeps, else the newest
-        report of any host) with its inventory."""
+        report of any host) with its inventory, checked against the store. Single flight: one
+        caller per host reads the store, the others meanwhile wait for its answer."""
         host = host or self.own_host()
         key = host or ""
+        with self._views_lock:
+            pending = self._building.get(key)
+            mine = pending is None
+            if pending is None:
+                pending = self._building[key] = Future()
+        if not mine:
+            return pending.result()
+        try:
+            found = self._read_view(host, key)
+        except BaseException as err:
+            pending.set_exception(err)
+            raise
+        else:
+            pending.set_result(found)
+            return found
+        finally:
+            with self._views_lock:
+                self._building.pop(key, None)
+
+    def _read_view(self, host: str | None, key: str) -> HostView | None:
         with self._views_lock:
             cached = self._views.get(key)
         checked_at = time.monotonic()
@@ -347,10 +439,14 @@ class Service:
             report=latest.report,
             inventory=self.store.inventory_of(latest.id),
         )
+        self._prepare(view)
         with self._views_lock:
+            current = self._views.get(key)
+            if current is not None and current.report.generated_at > view.report.generated_at:
+                return current  # a sweep swapped in a newer one meanwhile
             self._views[key] = view
             self._checked[key] = checked_at
-        settle_heap()
+        keep_long_lived()
         return view
 
     # --- scheduled chores --------------------------------------------------------------
@@ -386,5 +482,8 @@ class Service:
     def prune(self) -> None:
         started = time.monotonic()
         result = self.store.prune(keep_reports_days=self.settings.schedule.retention_days)
+        self.forget("")  # findings were forgotten
         self.compact_statistics()
+        # the one full collection of the day: what views' freezes kept of young cyclic garbage
+        settle_heap()
         log.info("pruned the store in %.1f s: %s", time.monotonic() - started, result)

@@ -34,6 +34,7 @@ from pydantic import BaseModel
 from pinchpoint.checks.source.budget import DEFAULT_TOOL_BUDGET_S, ToolBudget
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.stats import ImportedStats
+from pinchpoint.performance import gc_paused
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.config import Config, ConfigError, load_config
 from pinchpoint.service.checkup import Checkup, check_source
@@ -260,7 +261,14 @@ class SweepRunner:
                 setattr(sweep, name, value)
 
     def run(self, sweep: Sweep) -> Sweep:
-        """Run `sweep` now, on the calling thread."""
+        """Run `sweep` now, on the calling thread. The collector stays paused until the
+        listener has taken the new report (the service freezes its view then): resumed
+        earlier, its first young collection would walk the new view's few hundred thousand
+        objects, ~140 ms of every thread's time on the 1,920-path host, to find nothing."""
+        with gc_paused():
+            return self._run(sweep)
+
+    def _run(self, sweep: Sweep) -> Sweep:
         started = time.monotonic()
         now = datetime.now(UTC)
         deadline_at = now + timedelta(seconds=self.deadline_s)

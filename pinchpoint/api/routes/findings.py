@@ -6,7 +6,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter
+from starlette.concurrency import run_in_threadpool
 
 from pinchpoint.api.auth import AdminAccess, ReadAccess, ServiceDep
 from pinchpoint.api.params import IsoDatetime
@@ -18,8 +19,11 @@ from pinchpoint.service.store import FindingRecord, FindingState, MuteRecord, Pa
 router = APIRouter(prefix="/v1", tags=["findings"])
 
 
+FINDINGS_PAGE = TypeAdapter(Page[FindingRecord])
+
+
 @router.get("/findings", response_model=Page[FindingRecord], dependencies=[ReadAccess])
-def list_findings(
+async def list_findings(
     service: ServiceDep,
     host: Annotated[str | None, Query()] = None,
     severity: Annotated[Severity | None, Query()] = None,
@@ -28,17 +32,28 @@ def list_findings(
     state: Annotated[FindingState | None, Query()] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
-) -> Page[FindingRecord]:
-    """Findings with their state, first and last seen and how many reports held them."""
-    return service.store.findings(
-        host=host,
-        severity=severity,
-        rule=rule,
-        entity=entity,
-        state=state,
-        limit=limit,
-        offset=offset,
-    )
+) -> Response:
+    """Findings with their state, first and last seen and how many reports held them (read
+    at most once a second for the same question: `service/recent_answers.py`)."""
+
+    def page() -> bytes:
+        found = service.store.findings(
+            host=host,
+            severity=severity,
+            rule=rule,
+            entity=entity,
+            state=state,
+            limit=limit,
+            offset=offset,
+        )
+        return FINDINGS_PAGE.dump_json(found)
+
+    key = ("findings", host, severity, rule, entity, state, limit, offset)
+    generation = service.changes
+    body = service.recent_answers.peek(key, generation)  # no thread hop for a kept answer
+    if body is None:
+        body = await run_in_threadpool(service.recent_answers.get, key, generation, page)
+    return Response(body, media_type="application/json")
 
 
 class MuteRequest(BaseModel):
@@ -99,4 +114,5 @@ def delete_mute(mute_id: Annotated[int, Path(ge=1, le=2**62)], service: ServiceD
     """Lift a mute now."""
     if not service.store.delete_mute(mute_id):
         raise ProblemError(404, "not-found", f"no mute {mute_id}")
+    service.forget("")  # what /metrics shows of findings changed
     return Response(status_code=204)

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request, Response
 from pydantic import TypeAdapter
 
 from pinchpoint.api.auth import ReadAccess, ServiceDep
-from pinchpoint.api.cached import cached_json, current_view
+from pinchpoint.api.cached import cached_json, current_view, enclosures_json
 from pinchpoint.api.problems import ProblemError
 from pinchpoint.model.fc import FcPort
 from pinchpoint.model.inventory import Inventory
@@ -58,10 +58,8 @@ async def hbas(request: Request, service: ServiceDep, host: HostQuery = None) ->
 @router.get("/enclosures", response_model=list[Enclosure])
 async def enclosures(request: Request, service: ServiceDep, host: HostQuery = None) -> Response:
     """Enclosures (JBODs) with slots and paths present against expected."""
-    view, inventory = await _view(service, host)
-    return _json(
-        request, view, "enclosures", TypeAdapter(list[Enclosure]), inventory.sas.enclosures
-    )
+    view = (await _view(service, host))[0]
+    return cached_json(request, view, "enclosures", lambda: enclosures_json(view))
 
 
 @router.get("/enclosures/{enclosure_id}", response_model=Enclosure)

@@ -6,6 +6,7 @@ from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from pinchpoint.api.auth import ReadAccess, ServiceDep
+from pinchpoint.api.cached import accepts_gzip
 
 router = APIRouter(tags=["metrics"])
 
@@ -18,6 +19,13 @@ router = APIRouter(tags=["metrics"])
 )
 async def metrics(service: ServiceDep, request: Request) -> Response:
     """Inventory gauges, link speeds and maxima, open findings by rule and severity, sweep
-    duration and errors, latency summaries."""
-    body, content_type = await run_in_threadpool(service.metrics, request.headers.get("accept"))
-    return Response(body, media_type=content_type)
+    duration and errors, latency summaries. Rendered once per change and served from memory
+    (gzip-compressed when the scraper accepts it)."""
+    gzipped = accepts_gzip(request)
+    body, content_type = await run_in_threadpool(
+        service.metrics_answer, request.headers.get("accept"), gzipped
+    )
+    headers = {"Vary": "Accept, Accept-Encoding"}
+    if gzipped:
+        headers["Content-Encoding"] = "gzip"
+    return Response(body, media_type=content_type, headers=headers)

@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from pinchpoint.api.auth import AdminAccess, ReadAccess, ServiceDep
-from pinchpoint.api.cached import cached_json, current_view
+from pinchpoint.api.cached import cached_json, current_view, report_json
 from pinchpoint.api.params import IsoDatetime
 from pinchpoint.api.problems import ProblemError
 from pinchpoint.model.findings import Report
@@ -103,7 +103,7 @@ async def latest_report(
     if view is None:
         raise ProblemError(404, "not-found", "no report yet" + (f" for {host}" if host else ""))
     if format is ReportFormat.JSON:
-        return cached_json(request, view, "report", lambda: view.report.model_dump_json().encode())
+        return cached_json(request, view, "report", lambda: report_json(view))
     stored = await run_in_threadpool(service.store.report, view.report_id)
     if stored is None:
         raise ProblemError(404, "not-found", f"report {view.report_id} was pruned")

@@ -233,6 +233,8 @@ class _Measured:
         self.devices: list[tuple[Attachment, DeviceLoad]] = []
         self.devices_of: dict[str, list[tuple[Attachment, DeviceLoad]]] = {}  # by entity id
         self.histograms: dict[str, LatencyHistogram] = {}
+        # by entity id, each kind apart; None unless the breakdown keeps kinds apart
+        self.kinds: dict[str, dict[HistogramKind, LatencyHistogram]] | None = None
         self.standalone: list[GroupFigures] = []
         self.unmatched: list[str] = []
         self._attached: dict[str, Attachment | None] = {}
@@ -255,7 +257,9 @@ class _Measured:
             self.devices_of.setdefault(found.entity_id, []).append((found, load))
         return True
 
-    def add_histogram(self, name: str, histogram: LatencyHistogram) -> bool:
+    def add_histogram(
+        self, name: str, histogram: LatencyHistogram, kind: HistogramKind | None = None
+    ) -> bool:
         found = self.attach(name)
         if found is None:
             self.unmatched.append(name)
@@ -264,6 +268,9 @@ class _Measured:
         if mine is None:
             mine = self.histograms[found.entity_id] = LatencyHistogram()
         mine.merge_from(histogram)
+        if self.kinds is not None and kind is not None:
+            own = self.kinds.setdefault(found.entity_id, {})
+            own.setdefault(kind, LatencyHistogram()).merge_from(histogram)
         return True
 
     def entity_devices(self, entity_id: str) -> list[tuple[Attachment, DeviceLoad]]:
@@ -282,8 +289,10 @@ def _group(
     devices: Iterable[tuple[Attachment, DeviceLoad]],
     histograms: dict[str, LatencyHistogram],
     slower_than_s: float,
+    kinds: dict[str, dict[HistogramKind, LatencyHistogram]] | None = None,
 ) -> GroupFigures:
-    """One group's figures from the devices that carry its load and its members' histograms.
+    """One group's figures from the devices that carry its load and its members' histograms
+    (and, given `kinds`, the members' histograms merged kind by kind).
 
     Sums in plain locals and builds the model once: setting a pydantic field per device costs
     more than the arithmetic."""
@@ -319,6 +328,12 @@ def _group(
         found["p99_ms"] = None if p99 is None else p99 * 1000
         found["share_slower"] = together.share_above(slower_than_s)
         found["slower_basis"] = SlowerBasis.HISTOGRAMS
+        if kinds is not None:
+            by_kind: dict[HistogramKind, LatencyHistogram] = {}
+            for member in member_ids:
+                for kind, histogram in kinds.get(member, {}).items():
+                    by_kind.setdefault(kind, LatencyHistogram()).merge_from(histogram)
+            found["histograms"] = {k: h for k, h in by_kind.items() if not h.empty}
     return GroupFigures(
         level=level,
         id=group_id,
@@ -385,6 +400,7 @@ class _Levels:
             devices,
             self.measured.histograms,
             self.slower_than_s,
+            self.measured.kinds,
         )
 
     def by_entities(self, member_ids: list[str]) -> list[tuple[Attachment, DeviceLoad]]:
@@ -685,14 +701,18 @@ def breakdown(
     imports: Sequence[ImportedStats] = (),
     slower_than_s: float = DEFAULT_SLOWER_THAN_S,
     net_intervals: Sequence[NetDevInterval] = (),
+    by_kind: bool = False,
 ) -> Breakdown:
     """The host's statistics grouped at each of `levels`: diskstats intervals (all of them,
     I/O counts summed) and imported series and histograms, attached to `inventory`; the NIC
-    and bond levels from the `/proc/net/dev` intervals `net_intervals`."""
+    and bond levels from the `/proc/net/dev` intervals `net_intervals`. `by_kind`: each group
+    also keeps its histograms kind by kind (read apart from write), as a heat map labels them."""
     result = Breakdown(slower_than_ms=slower_than_s * 1000)
     result.network = network_breakdown(inventory.network, levels, net_intervals, result.notes)
     levels = [level for level in levels if level not in LINK_LEVELS]
     measured = _Measured(inventory)
+    if by_kind:
+        measured.kinds = {}
     loads = device_loads(intervals, result.notes)
     result.intervals = sum(1 for i in intervals if i.interval_s > 0 and math.isfinite(i.interval_s))
     result.measured_s = sum(i.interval_s for i in intervals if i.interval_s > 0)
@@ -718,12 +738,12 @@ def breakdown(
                     "its imported figures are left out"
                 )
                 load = None
-            chosen = [h for kind, h in entity.histograms.items() if kind in family]
+            chosen = [(kind, h) for kind, h in entity.histograms.items() if kind in family]
             attached = True
             if load is not None:
                 attached = measured.add_load(entity.name, load)
-            for histogram in chosen:
-                attached = measured.add_histogram(entity.name, histogram) and attached
+            for kind, histogram in chosen:
+                attached = measured.add_histogram(entity.name, histogram, kind) and attached
             if not attached and (load is not None or chosen):
                 measured.standalone.append(
                     _standalone(entity.name, load, entity.histograms, family, slower_than_s)

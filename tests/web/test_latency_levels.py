@@ -1,0 +1,124 @@
+"""The latency page on a SAN host and on a pool with reads and writes, at two window sizes
+(issue 18): every level and drill-down it offers answers (FC adapter → its ports → their
+LUNs), and the heat map says what it draws — read, write or both, total wait or device time —
+with a selector to choose."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fixture_paths import SPECS
+from playwright.sync_api import Browser, expect
+
+from pinchpoint.service.settings import TargetKind
+from pinchpoint.simulator import load_spec, spec_from_data, write_snapshot
+from tests.api.test_latency_series import TOTAL_WAIT, zfs_spec
+from tests.web.conftest import LAPTOP, TABLET, Server, Visit, start_web_server, visit_on
+
+pytestmark = pytest.mark.browser
+SIZES = {"laptop": LAPTOP, "tablet": TABLET}
+
+
+def sampled_server(base: Path, spec: Path | dict[str, Any]) -> Server:
+    snapshot = base / "snapshot"
+    write_snapshot(load_spec(spec) if isinstance(spec, Path) else spec_from_data(spec), snapshot)
+    return start_web_server(base / "data", target=TargetKind.SNAPSHOT, snapshot=snapshot)
+
+
+@pytest.fixture(scope="module")
+def san_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    server = sampled_server(tmp_path_factory.mktemp("web-san"), SPECS / "san_host.toml")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def pool_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    server = sampled_server(tmp_path_factory.mktemp("web-pool"), zfs_spec(0.5))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def fits(visit: Visit) -> None:
+    overflow = visit.page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"the page is {overflow} px wider than the window"
+    assert visit.console_errors == [] and visit.page_errors == []
+    assert visit.page.locator("#notice.error").count() == 0
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_san_host_drills_from_an_adapter_to_its_ports_and_luns(
+    browser: Browser, san_server: Server, size: str
+) -> None:
+    inventory = san_server.service.store.latest_inventory()
+    assert inventory is not None
+    adapter = inventory.fc.adapters[0]
+    for visit in visit_on(browser, san_server, SIZES[size]):
+        page = visit.open(f"/latency?entity={adapter.id}")
+        expect(page.locator("[data-slot=heat-title]")).to_contain_text("(FC adapter)")
+        expect(page.locator("[data-slot=members-title]")).to_contain_text("FC ports")
+        ports = page.locator("[data-slot=members] tbody tr")
+        expect(ports).to_have_count(len(adapter.port_ids))  # its own port, not the other's
+        assert "0" not in ports.first.locator("td").nth(1).inner_text().split()  # IOPS figures
+        visit.screenshot(f"latency-san-adapter-{size}")
+        fits(visit)
+        ports.first.locator("button").click()
+        visit.wait_ready()
+        expect(page.locator("[data-slot=heat-title]")).to_contain_text("(FC port)")
+        luns = page.locator("[data-slot=members] tbody tr")
+        expect(luns).to_have_count(len(inventory.multipath.maps))
+        expect(page.locator("[data-slot=crumbs]")).to_contain_text(adapter.pci_address)
+        visit.screenshot(f"latency-san-port-{size}")
+        fits(visit)
+        luns.first.locator("button").click()
+        visit.wait_ready()
+        expect(page.locator("[data-slot=heat-title]")).to_contain_text("(LUN)")
+        expect(page.locator("[data-slot=members]")).to_contain_text("nothing to drill into")
+        fits(visit)
+        for level, name in (("fc-adapter", "FC adapter"), ("fc-port", "FC port"), ("lun", "LUN")):
+            page.get_by_label("Level").select_option(level)
+            visit.wait_ready()
+            expect(page.locator("[data-slot=heat-title]")).to_contain_text(f"({name})")
+            fits(visit)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_heat_map_says_what_it_draws_and_the_user_chooses(
+    browser: Browser, pool_server: Server, size: str
+) -> None:
+    for visit in visit_on(browser, pool_server, SIZES[size]):
+        page = visit.open("/latency")
+        title = page.locator("[data-slot=heat-title]")
+        expect(title).to_contain_text(f"read + write · {TOTAL_WAIT}")
+        both = int(page.locator("[data-slot=heatmap]").get_attribute("data-cells") or 0)
+        assert both > 0
+        choices = page.locator("[data-slot=kind]")
+        labels = choices.locator("option").all_inner_texts()
+        assert labels[1:] == [
+            f"read + write · {TOTAL_WAIT}",
+            f"read · {TOTAL_WAIT}",
+            f"write · {TOTAL_WAIT}",
+        ]
+        choices.select_option(label=f"write · {TOTAL_WAIT}")
+        visit.wait_ready()
+        expect(title).to_contain_text(f"write · {TOTAL_WAIT}")
+        expect(title).not_to_contain_text("read")
+        assert "kind=total_wait%2Fwrite" in page.url
+        visit.screenshot(f"latency-write-only-choice-{size}")
+        fits(visit)
+
+
+def test_the_demos_write_only_pool_is_not_called_read(visit: Visit) -> None:
+    """The demo's streaming write: no read histogram, and the title says so."""
+    page = visit.open("/latency")
+    title = page.locator("[data-slot=heat-title]")
+    expect(title).to_contain_text(f"write · {TOTAL_WAIT}")
+    expect(title).not_to_contain_text("read")
+    assert page.locator("[data-slot=kind]").is_disabled()  # nothing else to choose

@@ -16,7 +16,7 @@ from playwright.sync_api import Browser, expect
 from pinchpoint.service.settings import TargetKind
 from pinchpoint.simulator import load_spec, spec_from_data, write_snapshot
 from tests.api.test_latency_series import TOTAL_WAIT, zfs_spec
-from tests.web.conftest import LAPTOP, TABLET, Server, Visit, start_web_server, visit_on
+from tests.web.conftest import LAPTOP, QUIET, TABLET, Server, Visit, start_web_server, visit_on
 
 pytestmark = pytest.mark.browser
 SIZES = {"laptop": LAPTOP, "tablet": TABLET}
@@ -122,3 +122,43 @@ def test_the_demos_write_only_pool_is_not_called_read(visit: Visit) -> None:
     expect(title).to_contain_text(f"write · {TOTAL_WAIT}")
     expect(title).not_to_contain_text("read")
     assert page.locator("[data-slot=kind]").is_disabled()  # nothing else to choose
+
+
+@pytest.fixture(scope="module")
+def confirming_san(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The SAN host after its first sweep, findings raised only after two: all pending."""
+    base = tmp_path_factory.mktemp("web-san-pending")
+    write_snapshot(load_spec(SPECS / "san_host.toml"), base / "snapshot")
+    server = start_web_server(
+        base / "data",
+        target=TargetKind.SNAPSHOT,
+        snapshot=base / "snapshot",
+        schedule=QUIET,
+        raise_after=2,
+    )
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_overview_tiles_and_chart_count_the_same_findings(
+    browser: Browser, confirming_san: Server, size: str
+) -> None:
+    """Issue 18: the tiles counted open findings (none yet: they wait for a second sweep)
+    while the chart beside them counted the sweep's findings (one critical, six warnings)."""
+    summary = confirming_san.service.store.report_summaries(limit=1).items[0]
+    for visit in visit_on(browser, confirming_san, SIZES[size]):
+        page = visit.open("/")
+        option = visit.chart_option("trend")
+        for series in option["series"]:
+            severity = series["name"]
+            tile = page.locator(f'[data-slot=counts] [data-severity="{severity}"]')
+            shown = int(tile.get_attribute("data-count") or -1)
+            assert shown == series["data"][-1] == getattr(summary.findings, severity)
+            expect(tile.locator(".n")).to_have_text(str(shown))
+            expect(tile).to_contain_text("0 open")  # none confirmed yet, and it says so
+        assert summary.findings.critical == 1 and summary.findings.warning > 0
+        visit.screenshot(f"overview-san-{size}")
+        fits(visit)

@@ -162,3 +162,40 @@ def test_the_overview_tiles_and_chart_count_the_same_findings(
         assert summary.findings.critical == 1 and summary.findings.warning > 0
         visit.screenshot(f"overview-san-{size}")
         fits(visit)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_findings_badge_never_overlaps_its_title(
+    browser: Browser, web_server: Server, size: str
+) -> None:
+    """Issue 18: "critical · open" ran under the title in a 96 px column."""
+    for visit in visit_on(browser, web_server, SIZES[size]):
+        page = visit.open("/findings")
+        summaries = page.locator(".finding > summary")
+        assert summaries.count() >= 4
+        for i in range(summaries.count()):
+            summary = summaries.nth(i)
+            badge = summary.locator(".sev").first.bounding_box()
+            title = summary.locator(".title").bounding_box()
+            assert badge is not None and title is not None
+            beside = badge["x"] + badge["width"] <= title["x"]
+            below = badge["y"] + badge["height"] <= title["y"]
+            assert beside or below, f"finding {i}: the badge overlaps the title"
+        visit.screenshot(f"findings-{size}")
+        fits(visit)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_bay_with_a_missing_path_says_so_not_ok(
+    browser: Browser, web_server: Server, size: str
+) -> None:
+    """Issue 18: a warning glyph beside "OK" ("▲ OK") on the single-pathed JBOD's bays."""
+    for visit in visit_on(browser, web_server, SIZES[size]):
+        page = visit.open("/enclosures/JBOD-003")
+        states = page.locator(".bays .bay .bay-state").all_inner_texts()
+        assert states and set(states) == {"▲ missing path"}
+        assert not any("▲ OK" in text for text in page.locator(".bays").all_inner_texts())
+        healthy = visit.open("/enclosures/JBOD-001").locator(".bays .bay .bay-state")
+        assert set(healthy.all_inner_texts()) == {"✔ OK"}
+        visit.screenshot(f"enclosure-jbod-003-{size}")
+        fits(visit)

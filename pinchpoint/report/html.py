@@ -6,7 +6,15 @@ from __future__ import annotations
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from pinchpoint.model.findings import Report
-from pinchpoint.report.words import by_severity, fact_text, host_name, mute_text, muted, status_line
+from pinchpoint.report.words import (
+    by_severity,
+    fact_text,
+    host_name,
+    mute_text,
+    muted,
+    simulated_line,
+    status_line,
+)
 
 
 def _environment() -> Environment:
@@ -32,4 +40,5 @@ def report_html(report: Report) -> str:
         muted=muted(report),
         worst=report.worst(),
         partial=report.status_reasons,
+        simulated=simulated_line(report),
     )

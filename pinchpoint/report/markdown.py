@@ -10,6 +10,7 @@ from pinchpoint.report.words import (
     host_name,
     mute_text,
     muted,
+    simulated_line,
     status_line,
     verdict,
 )
@@ -47,6 +48,9 @@ def report_markdown(report: Report) -> str:
         f"Generated {report.generated_at:%Y-%m-%d %H:%M:%S %Z}. {status_line(report)}.",
         "",
     ]
+    simulated = simulated_line(report)
+    if simulated is not None:
+        lines[1:1] = ["", f"**{simulated.upper()}.**"]
     said = verdict(report)
     if said is not None:
         lines += [f"**{said}.**", ""]

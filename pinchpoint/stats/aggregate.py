@@ -206,14 +206,17 @@ def imported_loads(entity: EntityStats, notes: list[str]) -> DeviceLoad | None:
 def histogram_family(imports: Sequence[ImportedStats]) -> tuple[HistogramKind, ...]:
     """The best family of histogram kinds that any imported entity carries (none: empty).
     Per-I/O latency recorded in the kernel comes first: every disk's own requests, timed in
-    the block layer, where ZFS's histograms add its own queues and cover only pool disks."""
-    present = {kind for i in imports for e in i.entities for kind in e.histograms}
+    the block layer, where ZFS's histograms add its own queues and cover only pool disks.
+    An empty histogram (a write-only load's reads) is no kind carried: it would name the
+    columns after reads there were none of."""
+    present = {k for i in imports for e in i.entities for k, h in e.histograms.items() if h.count}
     recorded = {
         kind
         for i in imports
         if i.kind is ImportKind.EBPF
         for e in i.entities
-        for kind in e.histograms
+        for kind, histogram in e.histograms.items()
+        if histogram.count
     }
     families: tuple[tuple[HistogramKind, ...], ...] = HISTOGRAM_FAMILIES
     if recorded.intersection(RECORDED_FAMILY):
@@ -269,8 +272,10 @@ class _Measured:
             mine = self.histograms[found.entity_id] = LatencyHistogram()
         mine.merge_from(histogram)
         if self.kinds is not None and kind is not None:
+            # kept as given (never changed: a second one of the kind makes a new merge)
             own = self.kinds.setdefault(found.entity_id, {})
-            own.setdefault(kind, LatencyHistogram()).merge_from(histogram)
+            before = own.get(kind)
+            own[kind] = histogram if before is None else merged((before, histogram))
         return True
 
     def entity_devices(self, entity_id: str) -> list[tuple[Attachment, DeviceLoad]]:
@@ -328,11 +333,12 @@ def _group(
         found["p99_ms"] = None if p99 is None else p99 * 1000
         found["share_slower"] = together.share_above(slower_than_s)
         found["slower_basis"] = SlowerBasis.HISTOGRAMS
-        if kinds is not None:
-            by_kind: dict[HistogramKind, LatencyHistogram] = {}
-            for member in member_ids:
-                for kind, histogram in kinds.get(member, {}).items():
-                    by_kind.setdefault(kind, LatencyHistogram()).merge_from(histogram)
+        if kinds is not None:  # `merged` per kind: its fast path, not a merge_from per member
+            own = [kinds[m] for m in member_ids if m in kinds]
+            by_kind = {
+                kind: merged(h[kind] for h in own if kind in h)
+                for kind in {kind for h in own for kind in h}
+            }
             found["histograms"] = {k: h for k, h in by_kind.items() if not h.empty}
     return GroupFigures(
         level=level,

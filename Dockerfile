@@ -14,11 +14,12 @@ RUN apt-get update \
         sg3-utils smartmontools ethtool lsscsi multipath-tools sysstat \
     && rm -rf /var/lib/apt/lists/*
 
-# The package alone, without the dev extras; the source is not kept in the image.
+# The package with its PostgreSQL driver (a central service), without the dev extras; the
+# source is not kept in the image.
 WORKDIR /tmp/pinchpoint-src
 COPY pyproject.toml README.md ./
 COPY pinchpoint ./pinchpoint
-RUN pip install --no-cache-dir --disable-pip-version-check . \
+RUN pip install --no-cache-dir --disable-pip-version-check "./[postgres]" \
     && rm -rf /tmp/pinchpoint-src
 WORKDIR /
 

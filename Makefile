@@ -6,24 +6,37 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test venv system-deps database bpf lint typecheck pytest bench clean
 
-$(STAMP): pyproject.toml
+# Two installs in one venv: what running needs (`make run`: the package and its runtime
+# dependencies) and, for `make test`, the dev extras on top (which include the runtime).
+RUN_STAMP := $(VENV)/.installed-run
+# setuptools says "Editable installation … be careful with folders named like the package" on
+# every editable install, an information only: not shown.
+PIP := PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip --quiet --disable-pip-version-check
+
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || (sh scripts/install-system-deps.sh python && $(PYTHON) -m venv $(VENV))
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	$(PIP) install --upgrade pip
+
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	$(PIP) install -e .
+	touch $(RUN_STAMP)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(PIP) install -e '.[dev]'
+	touch $(STAMP) $(RUN_STAMP)
 
 venv: $(STAMP)
 
 # The kernel latency recorder (bpf/, docs/ebpf.md), built for this kernel's BTF into the venv's
 # bin/, where pinchpoint looks for it. Needs clang, bpftool and libbpf-dev (system-deps).
 BIOLAT := $(BIN)/pinchpoint-biolat
-$(BIOLAT): $(STAMP) bpf/biolat.bpf.c bpf/biolat.c bpf/biolat.h bpf/Makefile
+$(BIOLAT): $(RUN_STAMP) bpf/biolat.bpf.c bpf/biolat.c bpf/biolat.h bpf/Makefile
 	$(MAKE) -s -C bpf OUT=$(abspath $(VENV))/bpf-build
 	cp $(VENV)/bpf-build/pinchpoint-biolat $@
 
 bpf: $(BIOLAT)
 
-run: $(STAMP) bpf
+run: $(RUN_STAMP) bpf
 	$(BIN)/pinchpoint serve --demo-if-no-sas --open-reads
 
 system-deps:

@@ -10,9 +10,13 @@
   untraced rounds (1.0 = no cost). Plain alternating runs vary several-fold on a shared 2-core
   VM; the ratio of two devices read together cancels most of that.
 
+`--loader LABEL=PATH` (repeatable) compares builds of the recorder, e.g. before and after a
+change: every measurement round runs each of them in turn, so a shared machine's drift falls on
+all alike (A/B interleaved). Without it, the loader pinchpoint finds is measured.
+
 Needs root, BPF (docs/ebpf.md), fio and losetup; prints the reason and exits 0 without them.
 
-    python bench/ebpf_overhead.py [--seconds 5] [--rounds 6]
+    python bench/ebpf_overhead.py [--seconds 5] [--rounds 6] [--loader before=PATH ...]
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from pathlib import Path
 from machine import machine_line
 
 from pinchpoint.checks.parse.biolat import parse_recording
-from pinchpoint.checks.source.biolat import recording_command, unavailable_reason
+from pinchpoint.checks.source.biolat import LOADER_ENV, recording_command, unavailable_reason
 
 BPFTRACE_PROGRAM = """
 tracepoint:block:block_rq_issue { @start[args->dev, args->sector] = nsecs; }
@@ -88,6 +92,18 @@ def dev_of(device: str) -> str:
     return Path(f"/sys/class/block/{os.path.basename(device)}/dev").read_text().strip()
 
 
+# (queue depth, I/O scheduler of the recorded loop device) of the in-kernel measurements.
+SCENARIOS = ((1, "none"), (16, "none"), (16, "mq-deadline"))
+
+
+def use_loader(path: str | None) -> None:
+    """Make `recording_command` run the loader at `path` (None: the one pinchpoint finds)."""
+    if path is None:
+        os.environ.pop(LOADER_ENV, None)
+    else:
+        os.environ[LOADER_ENV] = path
+
+
 class Recorder:
     def __init__(self, devices: list[str], stats: bool) -> None:
         command = recording_command(3600, devices, stats)
@@ -102,6 +118,12 @@ class Recorder:
     def stop(self) -> str:
         self.process.send_signal(signal.SIGINT)
         return self.process.communicate(timeout=60)[0]
+
+
+def set_scheduler(device: str, scheduler: str) -> None:
+    """The loop device's I/O scheduler: `none` issues directly, `mq-deadline` inserts every
+    request first (as on a disk behind a SAS HBA), so the insert program runs too."""
+    Path(f"/sys/block/{os.path.basename(device)}/queue/scheduler").write_text(scheduler)
 
 
 def in_kernel_cost(device: str, seconds: float, depth: int) -> dict[str, float]:
@@ -159,28 +181,44 @@ def bpftrace_cost(device: str, seconds: float, depth: int) -> dict[str, float] |
     return {"iops": iops, "per_io_ns": sum(per_run)} if per_run else None
 
 
-def differential(
-    devices: list[str], seconds: float, rounds: int, depth: int
-) -> tuple[float, list[float], list[float]]:
-    traced: list[float] = []
-    untraced: list[float] = []
-    for number in range(rounds * 2):
-        if number % 2 == 0:
-            recorder = Recorder([dev_of(devices[0])], stats=False)
-            a, b = fio(devices, seconds, depth)
-            recorder.stop()
-            traced.append(a / b)
-        else:
-            a, b = fio(devices, seconds, depth)
-            untraced.append(a / b)
-    return statistics.median(traced) / statistics.median(untraced), traced, untraced
+def differential_round(
+    devices: list[str], seconds: float, depth: int, loaders: dict[str, str | None]
+) -> dict[str, float]:
+    """One round: an untraced run, then one run recorded by each loader; per run the recorded
+    device's IOPS over the other's."""
+    ratios: dict[str, float] = {}
+    a, b = fio(devices, seconds, depth)
+    ratios["untraced"] = a / b
+    for label, path in loaders.items():
+        use_loader(path)
+        recorder = Recorder([dev_of(devices[0])], stats=False)
+        a, b = fio(devices, seconds, depth)
+        recorder.stop()
+        ratios[label] = a / b
+    return ratios
+
+
+def parse_loaders(given: list[str]) -> dict[str, str | None]:
+    if not given:
+        return {"pinchpoint-biolat": None}
+    loaders: dict[str, str | None] = {}
+    for item in given:
+        label, _, path = item.partition("=")
+        if not path or not os.access(path, os.X_OK):
+            raise SystemExit(f"--loader {item}: expected LABEL=PATH to an executable loader")
+        loaders[label] = path
+    return loaders
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--loader", action="append", default=[], metavar="LABEL=PATH")
+    parser.add_argument("--no-differential", action="store_true")
     args = parser.parse_args()
+    loaders = parse_loaders(args.loader)
+    use_loader(next(iter(loaders.values())))
     reason = unavailable_reason()
     for tool in ("fio", "losetup"):
         if reason is None and shutil.which(tool) is None:
@@ -190,18 +228,36 @@ def main() -> int:
         return 0
     print(machine_line())
     with tempfile.TemporaryDirectory() as scratch, loop_devices(Path(scratch), 2) as devices:
+        costs: dict[tuple[str, int, str], list[dict[str, float]]] = {}
+        for _ in range(args.rounds):
+            for depth, scheduler in SCENARIOS:
+                set_scheduler(devices[0], scheduler)
+                for label, path in loaders.items():
+                    use_loader(path)
+                    cost = in_kernel_cost(devices[0], args.seconds, depth)
+                    costs.setdefault((label, depth, scheduler), []).append(cost)
+        set_scheduler(devices[0], "none")
         print(
-            "\n| program | queue depth | IOPS | issue ns/run | complete ns/run | insert ns/run "
-            "| all runs / recorded I/O |"
+            "\n| program | queue depth, scheduler | IOPS | issue ns/run | complete ns/run "
+            "| insert ns/run | all runs / recorded I/O "
+            "| issue + complete per I/O: median (rounds) |"
         )
-        print("|---|---|---|---|---|---|---|")
-        for depth in (1, 16):
-            cost = in_kernel_cost(devices[0], args.seconds, depth)
-            print(
-                f"| pinchpoint-biolat | {depth} | {cost['iops']:,.0f} | {cost['issue_ns']:.0f} | "
-                f"{cost['complete_ns']:.0f} | {cost['insert_ns']:.0f} | "
-                f"{cost['all_runs_per_io_ns']:.0f} ns |"
-            )
+        print("|---|---|---|---|---|---|---|---|")
+        for depth, scheduler in SCENARIOS:
+            for label in loaders:
+                rounds = costs[(label, depth, scheduler)]
+                per_io = [c["issue_ns"] + c["complete_ns"] for c in rounds]
+
+                def median(field: str, rounds: list[dict[str, float]] = rounds) -> float:
+                    return statistics.median(c[field] for c in rounds)
+
+                print(
+                    f"| {label} | {depth}, {scheduler} | {median('iops'):,.0f} "
+                    f"| {median('issue_ns'):.0f} | {median('complete_ns'):.0f} "
+                    f"| {median('insert_ns'):.0f} | {median('all_runs_per_io_ns'):.0f} "
+                    f"| **{statistics.median(per_io):.0f} ns** "
+                    f"({', '.join(f'{v:.0f}' for v in per_io)}) |"
+                )
         for depth in (1, 16):
             cost_bt = bpftrace_cost(devices[0], args.seconds, depth)
             if cost_bt is not None:
@@ -209,14 +265,26 @@ def main() -> int:
                     f"| bpftrace (dev, sector) + hist | {depth} | {cost_bt['iops']:,.0f} "
                     f"| — | — | — | {cost_bt['per_io_ns']:.0f} ns (issue + complete) |"
                 )
+        if args.no_differential:
+            return 0
         for depth in (1, 16):
-            ratio, traced, untraced = differential(devices, args.seconds, args.rounds, depth)
+            ratios: dict[str, list[float]] = {}
+            for _ in range(args.rounds):
+                for label, ratio in differential_round(
+                    devices, args.seconds, depth, loaders
+                ).items():
+                    ratios.setdefault(label, []).append(ratio)
+            untraced = statistics.median(ratios["untraced"])
             print(
-                f"\nqueue depth {depth}: recorded/other IOPS, traced rounds "
-                f"{', '.join(f'{r:.3f}' for r in traced)}; untraced "
-                f"{', '.join(f'{r:.3f}' for r in untraced)}; median ratio traced/untraced "
-                f"**{ratio:.3f}**"
+                f"\nqueue depth {depth}: recorded/other IOPS, untraced rounds "
+                f"{', '.join(f'{r:.3f}' for r in ratios['untraced'])}"
             )
+            for label in loaders:
+                ratio = statistics.median(ratios[label]) / untraced
+                print(
+                    f"  {label}: traced rounds {', '.join(f'{r:.3f}' for r in ratios[label])}; "
+                    f"median ratio traced/untraced **{ratio:.3f}**"
+                )
     return 0
 
 

@@ -4,7 +4,12 @@
  * completion), its time queued in the block layer (insert to issue), its whole time in the
  * block layer (insert, or issue when it was not queued, to completion) and its size.
  * Aggregated in kernel maps; user space reads them, nothing is copied per I/O.
- * Raw BTF tracepoints hand over the request itself, so starts are keyed by its address. */
+ * Raw BTF tracepoints hand over the request itself, so starts are keyed by its address.
+ *
+ * The hot path is kept short (docs/ebpf.md, the per-I/O budget): one lookup of the start
+ * stamps, one lookup of the (device, operation) entry whose per-CPU value holds every
+ * histogram densely (bucket indexes are computed, not looked up), the request's fields read
+ * directly (BTF pointers) rather than through helper calls. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -20,6 +25,7 @@ struct start {
 	__u64 issue;
 };
 
+/* Preallocated: an update in the hot path takes an element from a free list. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
@@ -27,19 +33,23 @@ struct {
 	__type(value, struct start);
 } starts SEC(".maps");
 
+/* Allocated on first use: memory for the (device, operation) pairs that see I/O only. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 262144);
-	__type(key, struct hist_key);
-	__type(value, __u64);
-} hists SEC(".maps");
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, struct stats_key);
+	__type(value, struct stats);
+} stats SEC(".maps");
 
+/* Preallocated (an update never waits for memory): the entries the program could not
+ * allocate in `stats` at a pair's first I/O. The loader adds them to those of `stats`. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, struct total_key);
-	__type(value, struct total);
-} totals SEC(".maps");
+	__uint(max_entries, SPILL_ENTRIES);
+	__type(key, struct stats_key);
+	__type(value, struct stats);
+} spill SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -54,6 +64,9 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } drops SEC(".maps");
+
+/* The value a new (device, operation) entry starts from. */
+static const struct stats empty;
 
 /* Older kernels keep the disk on the request itself. */
 struct request___old {
@@ -72,12 +85,12 @@ static __always_inline __u32 request_dev(struct request *rq)
 	struct gendisk *disk;
 
 	if (bpf_core_field_exists(rq->q->disk))
-		disk = BPF_CORE_READ(rq, q, disk);
+		disk = rq->q->disk; /* a BTF pointer: read directly, no helper call */
 	else
 		disk = BPF_CORE_READ((struct request___old *)rq, rq_disk);
 	if (!disk)
 		return 0;
-	return ((__u32)BPF_CORE_READ(disk, major) << 20) | (__u32)BPF_CORE_READ(disk, first_minor);
+	return ((__u32)disk->major << 20) | (__u32)disk->first_minor;
 }
 
 static __always_inline bool wanted(__u32 dev)
@@ -85,7 +98,7 @@ static __always_inline bool wanted(__u32 dev)
 	return !filter_devices || bpf_map_lookup_elem(&devices, &dev);
 }
 
-/* floor(log2(v)) for v > 0, without loops (the BPF ISA has no count-leading-zeros). */
+/* floor(log2(v)) for v > 0, without branches (the BPF ISA has no count-leading-zeros). */
 static __always_inline __u32 log2_u64(__u64 v)
 {
 	__u32 r = 0, shift;
@@ -99,49 +112,59 @@ static __always_inline __u32 log2_u64(__u64 v)
 	return r;
 }
 
-/* The log-linear bucket of v: v itself below 16, else 16 buckets per power of two. */
-static __always_inline __u16 bucket_of(__u64 v)
+/* The dense latency bucket of v nanoseconds: 0 below 2^FIRST_OCTAVE, the last above
+ * 2^(LAST_OCTAVE + 1), else 8 per octave as in model/histogram.py. */
+static __always_inline __u32 lat_bucket(__u64 v)
 {
-	__u32 e;
+	__u32 e, b;
+
+	if (v < (1ULL << FIRST_OCTAVE))
+		return 0;
+	e = log2_u64(v);
+	if (e > LAST_OCTAVE)
+		return LAT_BUCKETS - 1;
+	b = 1 + (e - FIRST_OCTAVE) * SUB_BUCKETS + ((v >> (e - SUB_BITS)) & (SUB_BUCKETS - 1));
+	return b < LAT_BUCKETS ? b : LAT_BUCKETS - 1; /* for the verifier */
+}
+
+/* The raw log-linear bucket of a 32-bit size: v itself below 8, else 8 per octave. */
+static __always_inline __u32 size_bucket(__u32 v)
+{
+	__u32 e, b;
 
 	if (v < SUB_BUCKETS)
 		return v;
 	e = log2_u64(v);
-	return (e - SUB_BITS + 1) * SUB_BUCKETS + ((v >> (e - SUB_BITS)) & (SUB_BUCKETS - 1));
+	b = (e - SUB_BITS + 1) * SUB_BUCKETS + ((v >> (e - SUB_BITS)) & (SUB_BUCKETS - 1));
+	return b < SIZE_BUCKETS ? b : SIZE_BUCKETS - 1; /* for the verifier */
 }
 
-static __always_inline void account(__u32 dev, __u8 op, __u8 kind, __u64 value)
+static __always_inline void add(struct total *t, __u64 value)
 {
-	struct hist_key hk = { .dev = dev, .op = op, .kind = kind, .bucket = bucket_of(value) };
-	struct total_key tk = { .dev = dev, .op = op, .kind = kind };
-	static const __u64 zero;
-	static const struct total none;
-	struct total *t;
-	__u64 *n;
-
-	n = bpf_map_lookup_elem(&hists, &hk);
-	if (!n) {
-		bpf_map_update_elem(&hists, &hk, &zero, BPF_NOEXIST);
-		n = bpf_map_lookup_elem(&hists, &hk);
-		if (!n) {
-			dropped(DROP_HIST_FULL);
-			return;
-		}
-	}
-	*n += 1;
-	t = bpf_map_lookup_elem(&totals, &tk);
-	if (!t) {
-		bpf_map_update_elem(&totals, &tk, &none, BPF_NOEXIST);
-		t = bpf_map_lookup_elem(&totals, &tk);
-		if (!t) {
-			dropped(DROP_HIST_FULL);
-			return;
-		}
-	}
 	t->count += 1;
 	t->sum += value;
 	if (value > t->max)
 		t->max = value;
+}
+
+static __always_inline struct stats *stats_of(struct stats_key *key)
+{
+	struct stats *st = bpf_map_lookup_elem(&stats, key);
+
+	if (st)
+		return st;
+	st = bpf_map_lookup_elem(&spill, key);
+	if (st)
+		return st;
+	/* The first I/O of this pair: its entry is allocated, or, when the kernel's allocation
+	 * cache is empty for a moment, taken from the preallocated spill map. */
+	if (!bpf_map_update_elem(&stats, key, &empty, BPF_NOEXIST))
+		return bpf_map_lookup_elem(&stats, key);
+	st = bpf_map_lookup_elem(&stats, key); /* another CPU made it meanwhile */
+	if (st)
+		return st;
+	bpf_map_update_elem(&spill, key, &empty, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&spill, key);
 }
 
 SEC("tp_btf/block_rq_insert")
@@ -161,16 +184,19 @@ SEC("tp_btf/block_rq_issue")
 int BPF_PROG(on_issue, struct request *rq)
 {
 	__u64 key = (__u64)rq, now = bpf_ktime_get_ns();
-	struct start *found = bpf_map_lookup_elem(&starts, &key);
-	struct start s = { .issue = now };
+	struct start s = { .issue = now }, *found;
+	long err;
 
-	if (found) {
-		found->issue = now;
-		return 0;
-	}
 	if (filter_devices && !wanted(request_dev(rq)))
+		return 0; /* not timed, nor stamped at insertion */
+	/* Most requests are issued directly, without an insertion: one update stamps them. */
+	err = bpf_map_update_elem(&starts, &key, &s, BPF_NOEXIST);
+	if (!err)
 		return 0;
-	if (bpf_map_update_elem(&starts, &key, &s, BPF_ANY))
+	found = bpf_map_lookup_elem(&starts, &key);
+	if (found)
+		found->issue = now; /* it was inserted: keep that stamp */
+	else
 		dropped(DROP_START_FULL);
 	return 0;
 }
@@ -178,32 +204,44 @@ int BPF_PROG(on_issue, struct request *rq)
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(on_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
-	__u64 key = (__u64)rq, now = bpf_ktime_get_ns();
+	__u64 key = (__u64)rq, now = bpf_ktime_get_ns(), insert, issue, device, whole;
 	struct start *s = bpf_map_lookup_elem(&starts, &key);
-	__u32 dev;
-	__u8 op;
+	struct stats_key sk;
+	struct stats *st;
+	__u32 size;
 
 	if (!s)
 		return 0; /* issued before the recording started */
-	if (!s->issue) {
-		bpf_map_delete_elem(&starts, &key);
+	insert = s->insert;
+	issue = s->issue;
+	bpf_map_delete_elem(&starts, &key); /* s is not read after this: its element is reused */
+	if (!issue)
+		return 0;
+	sk.dev = request_dev(rq);
+	if (!sk.dev) {
+		dropped(DROP_NO_DISK);
 		return 0;
 	}
-	dev = request_dev(rq);
-	if (!dev) {
-		dropped(DROP_NO_DISK);
-	} else {
-		op = BPF_CORE_READ(rq, cmd_flags) & REQ_OP_MASK;
-		account(dev, op, KIND_DEVICE, now - s->issue);
-		if (s->insert && s->issue > s->insert) {
-			account(dev, op, KIND_QUEUE, s->issue - s->insert);
-			account(dev, op, KIND_TOTAL, now - s->insert);
-		} else {
-			account(dev, op, KIND_TOTAL, now - s->issue);
-		}
-		account(dev, op, KIND_SIZE, BPF_CORE_READ(rq, __data_len) ?: nr_bytes);
+	sk.op = rq->cmd_flags & REQ_OP_MASK;
+	st = stats_of(&sk);
+	if (!st) {
+		dropped(DROP_HIST_FULL);
+		return 0;
 	}
-	bpf_map_delete_elem(&starts, &key);
+	device = now - issue;
+	add(&st->totals[KIND_DEVICE], device);
+	st->lat[LAT_DEVICE][lat_bucket(device)] += 1;
+	whole = device;
+	if (insert && issue > insert) {
+		add(&st->totals[KIND_QUEUE], issue - insert);
+		st->lat[LAT_QUEUE][lat_bucket(issue - insert)] += 1;
+		whole = now - insert;
+	}
+	add(&st->totals[KIND_TOTAL], whole);
+	st->lat[LAT_TOTAL][lat_bucket(whole)] += 1;
+	size = rq->__data_len ?: nr_bytes;
+	add(&st->totals[KIND_SIZE], size);
+	st->size[size_bucket(size)] += 1;
 	return 0;
 }
 

@@ -7,6 +7,7 @@
  *
  * --seconds 0 records until SIGINT or SIGTERM; SIGUSR1 prints a line at once.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -110,53 +111,193 @@ static void print_drops(struct biolat_bpf *skel)
 	printf("}");
 }
 
-static void print_totals(struct biolat_bpf *skel)
+/* The raw log-linear index (what parse/biolat.py reads) of dense latency bucket i. */
+static unsigned int raw_latency_bucket(unsigned int i)
 {
-	struct total values[MAX_CPUS];
-	struct total_key key, next;
-	int fd = bpf_map__fd(skel->maps.totals), first = 1;
-	void *prev = NULL;
+	unsigned int octave;
 
-	printf("\"totals\":[");
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		struct total t = { 0, 0, 0 };
-
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, values))
-			continue;
-		for (int i = 0; i < ncpus; i++) {
-			t.count += values[i].count;
-			t.sum += values[i].sum;
-			if (values[i].max > t.max)
-				t.max = values[i].max;
-		}
-		printf("%s[%u,%u,%u,%llu,%llu,%llu]", first ? "" : ",", key.dev, key.op, key.kind,
-		       (unsigned long long)t.count, (unsigned long long)t.sum,
-		       (unsigned long long)t.max);
-		first = 0;
-	}
-	printf("]");
+	if (i == 0)
+		return 0;
+	if (i == LAT_BUCKETS - 1)
+		return MAX_BUCKET;
+	octave = FIRST_OCTAVE + (i - 1) / SUB_BUCKETS;
+	return (octave - SUB_BITS + 1) * SUB_BUCKETS + (i - 1) % SUB_BUCKETS;
 }
 
-static void print_hists(struct biolat_bpf *skel)
+/* Add the per-CPU `values` of one entry to `sum`. */
+static void add_percpu(struct stats *sum, const struct stats *values)
 {
-	__u64 values[MAX_CPUS];
-	struct hist_key key, next;
-	int fd = bpf_map__fd(skel->maps.hists), first = 1;
+	for (int c = 0; c < ncpus; c++) {
+		for (int k = 0; k < KIND_COUNT; k++) {
+			sum->totals[k].count += values[c].totals[k].count;
+			sum->totals[k].sum += values[c].totals[k].sum;
+			if (values[c].totals[k].max > sum->totals[k].max)
+				sum->totals[k].max = values[c].totals[k].max;
+		}
+		for (int l = 0; l < LAT_COUNT; l++)
+			for (int b = 0; b < LAT_BUCKETS; b++)
+				sum->lat[l][b] += values[c].lat[l][b];
+		for (int b = 0; b < SIZE_BUCKETS; b++)
+			sum->size[b] += values[c].size[b];
+	}
+}
+
+/* Every (device, operation) entry summed over the CPUs, printed as the rows of format 1:
+ * "totals" [dev, op, kind, count, sum, max] and "buckets" [dev, op, kind, bucket, count]
+ * (non-empty buckets only). The bucket rows are gathered in memory while the totals print,
+ * so each entry is read once. */
+static int print_stats(struct biolat_bpf *skel)
+{
+	static const int lat_kind[LAT_COUNT] = { KIND_DEVICE, KIND_QUEUE, KIND_TOTAL };
+	int fd = bpf_map__fd(skel->maps.stats), first_total = 1, first_bucket = 1;
+	int spill_fd = bpf_map__fd(skel->maps.spill);
+	struct stats *values = calloc(ncpus, sizeof(struct stats));
+	struct stats *sum = calloc(1, sizeof(struct stats));
+	struct stats_key key, next;
+	char *rows = NULL;
+	size_t rows_len = 0;
+	FILE *buckets = open_memstream(&rows, &rows_len);
 	void *prev = NULL;
 
-	printf("\"buckets\":[");
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
+	if (!values || !sum || !buckets) {
+		free(values);
+		free(sum);
+		if (buckets)
+			fclose(buckets);
+		free(rows);
+		return -1;
+	}
+	printf("\"totals\":[");
+	/* the entries of `stats` (with their part in `spill`), then those only in `spill` */
+	for (int pass = 0; pass < 2; pass++, prev = NULL) {
+	while (!bpf_map_get_next_key(pass ? spill_fd : fd, prev, &next)) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, values))
-			continue;
-		printf("%s[%u,%u,%u,%u,%llu]", first ? "" : ",", key.dev, key.op, key.kind,
-		       key.bucket, (unsigned long long)sum_percpu(values));
-		first = 0;
+		memset(sum, 0, sizeof(*sum));
+		if (pass == 0) {
+			if (bpf_map_lookup_elem(fd, &key, values))
+				continue;
+			add_percpu(sum, values);
+			if (!bpf_map_lookup_elem(spill_fd, &key, values))
+				add_percpu(sum, values);
+		} else {
+			if (!bpf_map_lookup_elem(fd, &key, values))
+				continue; /* printed with its entry in `stats` */
+			if (bpf_map_lookup_elem(spill_fd, &key, values))
+				continue;
+			add_percpu(sum, values);
+		}
+		for (int k = 0; k < KIND_COUNT; k++) {
+			if (!sum->totals[k].count)
+				continue;
+			printf("%s[%u,%u,%d,%llu,%llu,%llu]", first_total ? "" : ",", key.dev, key.op, k,
+			       (unsigned long long)sum->totals[k].count,
+			       (unsigned long long)sum->totals[k].sum,
+			       (unsigned long long)sum->totals[k].max);
+			first_total = 0;
+		}
+		for (int l = 0; l < LAT_COUNT; l++)
+			for (int b = 0; b < LAT_BUCKETS; b++) {
+				if (!sum->lat[l][b])
+					continue;
+				fprintf(buckets, "%s[%u,%u,%d,%u,%llu]", first_bucket ? "" : ",", key.dev,
+					key.op, lat_kind[l], raw_latency_bucket(b),
+					(unsigned long long)sum->lat[l][b]);
+				first_bucket = 0;
+			}
+		for (int b = 0; b < SIZE_BUCKETS; b++) {
+			if (!sum->size[b])
+				continue;
+			fprintf(buckets, "%s[%u,%u,%d,%d,%llu]", first_bucket ? "" : ",", key.dev, key.op,
+				KIND_SIZE, b, (unsigned long long)sum->size[b]);
+			first_bucket = 0;
+		}
 	}
+	}
+	fclose(buckets);
+	printf("],\"buckets\":[");
+	fwrite(rows, 1, rows_len, stdout);
 	printf("]");
+	free(rows);
+	free(values);
+	free(sum);
+	return 0;
+}
+
+/* The size of /sys/block/NAME in sectors; 0 when it cannot be read. */
+static unsigned long long device_sectors(const char *name)
+{
+	unsigned long long sectors = 0;
+	char path[512];
+	FILE *file;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/size", name);
+	file = fopen(path, "r");
+	if (!file)
+		return 0;
+	if (fscanf(file, "%llu", &sectors) != 1)
+		sectors = 0;
+	fclose(file);
+	return sectors;
+}
+
+/* Make the read and write entries of every disk (those given, else every whole disk in
+ * /sys/block that has a medium) from here, where a failed allocation can wait and try again: allocated from the
+ * BPF program at a device's first I/O, a burst of first I/Os (a 2,000-disk host starting)
+ * outruns the kernel's allocation cache and its I/Os would be dropped (measured: 784 lost). Other operations and disks that appear
+ * later are still allocated by the program (a failure is counted under histogram_map_full). */
+static void prepare_entries(struct biolat_bpf *skel, const __u32 *devices, int ndevices)
+{
+	int fd = bpf_map__fd(skel->maps.stats);
+	void *zero = calloc(ncpus, sizeof(struct stats));
+	DIR *dir = ndevices ? NULL : opendir("/sys/block");
+	struct dirent *entry;
+
+	if (!zero)
+		return;
+	for (int i = 0; ; i++) {
+		struct stats_key key = { 0, 0 };
+		unsigned int major, minor;
+
+		if (ndevices) {
+			if (i == ndevices)
+				break;
+			key.dev = devices[i];
+		} else {
+			char path[512];
+			FILE *file;
+
+			if (!dir || !(entry = readdir(dir)))
+				break;
+			if (entry->d_name[0] == '.')
+				continue;
+			if (!device_sectors(entry->d_name))
+				continue; /* no medium: an unbound loop device, an empty reader */
+			snprintf(path, sizeof(path), "/sys/block/%s/dev", entry->d_name);
+			file = fopen(path, "r");
+			if (!file)
+				continue;
+			if (fscanf(file, "%u:%u", &major, &minor) != 2) {
+				fclose(file);
+				continue;
+			}
+			fclose(file);
+			key.dev = (major << 20) | minor;
+		}
+		for (key.op = 0; key.op < 2; key.op++) { /* REQ_OP_READ, REQ_OP_WRITE */
+			/* The kernel's allocation cache is refilled behind us (irq_work): ENOMEM
+			 * here means "again in a moment", not out of memory. */
+			for (int tries = 0; tries < 1000; tries++) {
+				if (!bpf_map_update_elem(fd, &key, zero, BPF_NOEXIST) ||
+				    errno != ENOMEM)
+					break;
+				usleep(100);
+			}
+		}
+	}
+	if (dir)
+		closedir(dir);
+	free(zero);
 }
 
 static void emit(struct biolat_bpf *skel, __u64 started, int final)
@@ -167,9 +308,8 @@ static void emit(struct biolat_bpf *skel, __u64 started, int final)
 	printf(",");
 	print_drops(skel);
 	printf(",");
-	print_totals(skel);
-	printf(",");
-	print_hists(skel);
+	if (print_stats(skel))
+		printf("\"totals\":[],\"buckets\":[],\"error\":\"out of memory\"");
 	printf("}\n");
 	fflush(stdout);
 }
@@ -247,6 +387,7 @@ int main(int argc, char **argv)
 		__u8 one = 1;
 		bpf_map_update_elem(bpf_map__fd(skel->maps.devices), &devices[i], &one, BPF_ANY);
 	}
+	prepare_entries(skel, devices, ndevices);
 	if (want_stats) {
 		stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 		if (stats_fd < 0)

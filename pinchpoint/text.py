@@ -15,8 +15,10 @@ This module imports nothing of ours: every layer may use it.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
+from datetime import UTC, datetime
 from typing import TextIO
 
 # C0 controls but tab and newline (those two escaped unless `lines`), DEL and C1; the Unicode
@@ -91,11 +93,60 @@ class PrintableFormatter(logging.Formatter):
 
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+LOG_FORMATS = ("text", "json")
+
+# The web server's access log record: uvicorn logs (client, method, path, HTTP version, status).
+_ACCESS_LOGGER = "uvicorn.access"
+# Loggers whose INFO lines are routine: APScheduler's executor says "Running job" and "executed
+# successfully" for every job it runs (the sampler runs every 10 s), two lines that drown the log;
+# its scheduler says "Added job" for each job at start. Their warnings and errors stay as they are.
+ROUTINE_LOGGERS = ("apscheduler.executors.default", "apscheduler.scheduler")
 
 
-def configure_logging(level: str, stream: TextIO | None = None) -> None:
-    """The service's logs on stderr (or `stream`), one escaped line per record, through the root
-    logger (the web server's loggers propagate to it)."""
+class JsonLinesFormatter(logging.Formatter):
+    """One JSON object per record, per line (journald, Loki, jq): `time` (ISO 8601, UTC), `level`,
+    `logger`, `message`, `exception` when there is one, and for an access-log record `client`,
+    `method`, `path`, `status`. JSON escapes every control character, so host text stays data."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, object] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        args = record.args
+        if record.name == _ACCESS_LOGGER and isinstance(args, tuple) and len(args) == 5:
+            client, method, path, _version, status = args
+            entry.update(client=client, method=method, path=path, status=status)
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        if record.stack_info:
+            entry["stack"] = self.formatStack(record.stack_info)
+        return json.dumps(entry, ensure_ascii=True, default=str)
+
+
+class RoutineAsDebug(logging.Filter):
+    """Logs a routine logger's INFO records at DEBUG: shown only when the level is debug."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno == logging.INFO:
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            return logging.getLogger().isEnabledFor(logging.DEBUG)
+        return True
+
+
+def configure_logging(level: str, stream: TextIO | None = None, log_format: str = "text") -> None:
+    """The service's logs on stderr (or `stream`) through the root logger, which the web server's
+    and the scheduler's loggers propagate to: one escaped line per record (`text`), or one JSON
+    object per line (`json`); the scheduler's routine INFO lines at DEBUG."""
+    if log_format not in LOG_FORMATS:
+        raise ValueError(f"log format {log_format!r}: use one of {', '.join(LOG_FORMATS)}")
     logging.basicConfig(level=level.upper(), format=LOG_FORMAT, stream=stream)
+    formatter = JsonLinesFormatter() if log_format == "json" else PrintableFormatter(LOG_FORMAT)
     for handler in logging.getLogger().handlers:
-        handler.setFormatter(PrintableFormatter(LOG_FORMAT))
+        handler.setFormatter(formatter)
+    for name in ROUTINE_LOGGERS:
+        routine = logging.getLogger(name)
+        if not any(isinstance(f, RoutineAsDebug) for f in routine.filters):
+            routine.addFilter(RoutineAsDebug())

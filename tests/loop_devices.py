@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -44,6 +45,23 @@ def loop_device(directory: Path, size_mib: int = 256) -> Iterator[str]:
         yield os.path.basename(path)
     finally:
         subprocess.run(["losetup", "--detach", path], check=False, timeout=30)
+
+
+def completed_ios(device: str) -> int:
+    """Reads plus writes the kernel completed on `device` (its /sys/block/<device>/stat)."""
+    fields = Path(f"/sys/block/{device}/stat").read_text(encoding="ascii").split()
+    return int(fields[0]) + int(fields[4])
+
+
+def wait_until_busy(device: str, timeout_s: float = 60.0) -> None:
+    """Return once I/Os complete on `device` (a load generator started in the background may
+    take seconds to issue its first I/O on a busy machine); AssertionError after `timeout_s`."""
+    start = completed_ios(device)
+    deadline = time.monotonic() + timeout_s
+    while completed_ios(device) - start < 10:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no I/O on {device} after {timeout_s:.0f} s")
+        time.sleep(0.05)
 
 
 def run_fio(device: str, *extra: str, timeout_s: float = 120) -> dict[str, Any]:

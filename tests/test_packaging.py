@@ -72,7 +72,10 @@ def test_the_image_is_debian_slim_python_with_the_storage_tools(
     assert set(apt.split()) >= TOOLS, TOOLS - set(apt.split())
     assert "rm -rf /var/lib/apt/lists/*" in apt
     pip = next(r for r in runs if "pip install" in r)
-    assert re.search(r"pip install .*\s\.(\s|$)", pip), "installs the package from the source"
+    assert re.search(r"pip install .*\s\"?\./?(\[postgres\])?\"?(\s|$)", pip), (
+        "the package, from the source"
+    )
+    assert "[postgres]" in pip, "a central service's store needs the PostgreSQL driver"
     assert "[dev]" not in pip
 
 
@@ -260,3 +263,51 @@ def test_the_installed_package_holds_every_file_of_the_source(tmp_path: Path) ->
     }
     missing = sorted(files - installed)
     assert not missing, f"not installed by `pip install .` (pyproject package-data): {missing}"
+
+
+def _top_level_imports(package: Path) -> set[str]:
+    """The top-level module names `package`'s code imports (absolute imports only)."""
+    names: set[str] = set()
+    for source in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names.add(node.module.split(".")[0])
+    return names
+
+
+def _distribution(requirement: str) -> str:
+    """The normalised distribution name of a requirement (`uvicorn[standard]>=0.30` → uvicorn)."""
+    name = re.split(r"[\[<>=!~; (]", requirement.strip(), maxsplit=1)[0]
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def test_the_runtime_dependencies_are_what_the_code_imports() -> None:
+    """Every third-party module pinchpoint imports comes with a declared dependency (itself or
+    one it requires, as `starlette` comes with FastAPI), every declared dependency is imported,
+    each has an upper bound, and the PostgreSQL driver is the `postgres` extra."""
+    import tomllib
+    from importlib.metadata import packages_distributions, requires
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = {_distribution(d): d for d in project["dependencies"]}
+    assert all("<" in spec for spec in declared.values()), declared
+    assert "python-multipart" not in declared and "psycopg" not in declared
+    assert any(d.startswith("psycopg") for d in project["optional-dependencies"]["postgres"])
+
+    def with_requirements(name: str) -> set[str]:
+        needed = [r for r in requires(name) or [] if "extra ==" not in r]
+        return {name} | {_distribution(r) for r in needed}
+
+    provided = set().union(*(with_requirements(name) for name in declared))
+    distributions = packages_distributions()
+    imported = _top_level_imports(ROOT / "pinchpoint") - set(sys.stdlib_module_names)
+    imported_from = {
+        module: {_distribution(d) for d in distributions.get(module, [])}
+        for module in imported - {"pinchpoint"}
+    }
+    unsatisfied = {m: d for m, d in imported_from.items() if not d & provided}
+    assert not unsatisfied, f"imported but not declared: {unsatisfied}"
+    used = set().union(*imported_from.values())
+    assert not {name for name in declared if name not in used}, "declared but never imported"

@@ -5,7 +5,9 @@ from __future__ import annotations
 import io
 import json
 import logging
+from collections.abc import Callable, Iterator
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -107,3 +109,78 @@ def test_json_printable_escapes_what_a_terminal_obeys_and_keeps_the_data() -> No
     shown = json_printable(document)
     assert not any(c in shown for c in "\x9b\u202e\x7f")
     assert json.loads(shown) == json.loads(document)
+
+
+@pytest.fixture
+def root_logging() -> Iterator[Callable[[str], io.StringIO]]:
+    """Configures the root logger afresh (pytest's own capture handlers taken off) into a buffer
+    in the given format; restored afterwards."""
+    root = logging.getLogger()
+    before, level = list(root.handlers), root.level
+
+    def configure(log_format: str) -> io.StringIO:
+        for handler in list(root.handlers):
+            root.removeHandler(handler)
+        stream = io.StringIO()
+        configure_logging("info", stream, log_format=log_format)
+        return stream
+
+    try:
+        yield configure
+    finally:
+        for handler in list(root.handlers):
+            root.removeHandler(handler)
+        for handler in before:
+            root.addHandler(handler)
+        root.setLevel(level)
+
+
+def test_json_logs_are_one_object_per_line_with_host_text_escaped(
+    root_logging: Callable[[str], io.StringIO],
+) -> None:
+    stream = root_logging("json")
+    log = logging.getLogger("pinchpoint.test")
+    log.warning("daily report of %s", "evil\x1b[2J\u202e")
+    try:
+        raise ValueError("evil\x07")
+    except ValueError:
+        log.exception("sweep failed")
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 2
+    first, second = (json.loads(line) for line in lines)
+    assert first["level"] == "WARNING" and first["logger"] == "pinchpoint.test"
+    assert first["message"] == "daily report of evil\x1b[2J\u202e"  # the data, kept
+    assert "\x1b" not in lines[0] and "\u202e" not in lines[0]  # but never raw on the stream
+    assert first["time"].endswith("+00:00")
+    assert "ValueError: evil\x07" in second["exception"] and "\x07" not in lines[1]
+
+
+def test_an_access_log_record_carries_its_fields_in_json(
+    root_logging: Callable[[str], io.StringIO],
+) -> None:
+    stream = root_logging("json")
+    logging.getLogger("uvicorn.access").info(
+        '%s - "%s %s HTTP/%s" %d', "127.0.0.1:5000", "GET", "/v1/findings?x=\x1b", "1.1", 200
+    )
+    entry = json.loads(stream.getvalue())
+    assert (entry["method"], entry["path"], entry["status"]) == ("GET", "/v1/findings?x=\x1b", 200)
+    assert entry["client"] == "127.0.0.1:5000"
+
+
+def test_the_schedulers_routine_lines_are_debug(
+    root_logging: Callable[[str], io.StringIO],
+) -> None:
+    stream = root_logging("text")
+    executor = logging.getLogger("apscheduler.executors.default")
+    executor.info('Running job "sample_stats"')
+    executor.warning("Run time of job was missed")
+    shown = stream.getvalue()
+    assert "Running job" not in shown and "WARNING" in shown and "missed" in shown
+    logging.getLogger().setLevel(logging.DEBUG)
+    executor.info('Job "sample_stats" executed successfully')
+    assert "DEBUG apscheduler.executors.default: Job" in stream.getvalue()
+
+
+def test_an_unknown_log_format_is_refused() -> None:
+    with pytest.raises(ValueError, match="text, json"):
+        configure_logging("info", io.StringIO(), log_format="xml")

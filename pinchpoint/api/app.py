@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from pinchpoint import __version__
-from pinchpoint.api import web
+from pinchpoint.api import api_docs, web
 from pinchpoint.api.allow import AllowedMethods
 from pinchpoint.api.browser_safety import AllowedHosts, SecurityHeaders
 from pinchpoint.api.heavy import HeavyLimit
@@ -27,6 +27,7 @@ from pinchpoint.api.routes import (
     inventory,
     maintenance,
     metrics,
+    networks,
     reports,
     rules,
     snapshots,
@@ -204,6 +205,8 @@ def create_app(service: Service, *, manage: bool = True, first_sweep: bool = Tru
         version=__version__,
         description=DESCRIPTION,
         lifespan=lifespan,
+        docs_url=None,  # /docs and /redoc are api_docs' pages, from assets served here
+        redoc_url=None,
     )
     app.state.service = service
     app.state.heavy = HeavyLimit()  # slots for heavy routes (api/heavy.py)
@@ -230,7 +233,9 @@ def create_app(service: Service, *, manage: bool = True, first_sweep: bool = Tru
         fleet,
         metrics,
         views,
+        networks,
     ):
         app.include_router(module.router)
+    app.include_router(api_docs.router)
     app.include_router(web.router)  # last: it owns `/` and mounts `/static`
     return app

@@ -7,7 +7,8 @@
 - `SecurityHeaders`: every response says `nosniff`, may not be framed (`X-Frame-Options: DENY`,
   CSP `frame-ancestors 'none'`) and sends no referrer; a response that sets no policy of its
   own gets `default-src 'none'` (JSON, text and files need none). The pages set theirs
-  (`web.CONTENT_SECURITY_POLICY`: scripts from this origin only, no inline script).
+  (`web.CONTENT_SECURITY_POLICY`, `api_docs.DOCS_POLICY`: scripts from this origin only, no
+  inline script).
 
 No URL is built from request headers anywhere: the pages link their assets by path.
 """
@@ -21,11 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pinchpoint.api.problems import problem_response
 
-# Policies of the pages FastAPI draws itself (/docs, /redoc): they load Swagger UI and ReDoc from
-# a CDN and start them with an inline script, so they get only the framing rule.
-OWN_POLICY_PATHS = ("/docs", "/redoc")
 API_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
-FRAMING_POLICY = "frame-ancestors 'none'"
 
 
 def host_of(header: str) -> str:
@@ -99,8 +96,6 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        path: str = scope.get("path", "")
-        own_policy = path in OWN_POLICY_PATHS or path.startswith("/docs/")
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -110,9 +105,7 @@ class SecurityHeaders:
                 headers.setdefault("Referrer-Policy", "no-referrer")
                 headers.setdefault("Cross-Origin-Resource-Policy", "same-origin")
                 if "content-security-policy" not in headers:
-                    headers["Content-Security-Policy"] = (
-                        FRAMING_POLICY if own_policy else API_POLICY
-                    )
+                    headers["Content-Security-Policy"] = API_POLICY
             await send(message)
 
         await self.app(scope, receive, with_headers)

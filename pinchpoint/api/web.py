@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import logging
 from pathlib import Path
 
 from fastapi import APIRouter, Request, Response
@@ -20,6 +21,7 @@ from fastapi.templating import Jinja2Templates
 
 from pinchpoint import __version__
 from pinchpoint.api.auth import ServiceDep
+from pinchpoint.api.views.networks import has_networks
 
 HERE = Path(__file__).parent
 STATIC_DIR = HERE / "static"
@@ -57,6 +59,7 @@ PAGES = {
     "/topology": "topology",
     "/enclosures": "enclosure",
     "/enclosures/{enclosure_id}": "enclosure",
+    "/networks": "networks",
     "/latency": "latency",
     "/findings": "findings",
     "/reports": "reports",
@@ -65,11 +68,13 @@ NAVIGATION = (
     ("/", "overview", "Overview"),
     ("/topology", "topology", "Topology"),
     ("/enclosures", "enclosure", "Enclosures"),
+    ("/networks", "networks", "Networks"),
     ("/latency", "latency", "Latency"),
     ("/findings", "findings", "Findings"),
     ("/reports", "reports", "Reports"),
 )
 
+log = logging.getLogger(__name__)
 router = APIRouter(include_in_schema=False)
 router.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 templates = Jinja2Templates(directory=TEMPLATES_DIR)
@@ -83,6 +88,20 @@ def static_path(request: Request, path: str) -> str:
     return f"{root}/static/{path}"
 
 
+def _navigation(service: ServiceDep) -> tuple[tuple[str, str, str], ...]:
+    """The pages linked from the top: Networks only when the newest inventory has NVMe
+    subsystems, iSCSI sessions, FC ports or physical NICs with counters (its page still
+    answers at its address, saying there is nothing to show)."""
+    try:
+        view = service.fresh_view(None) or service.view(None)
+    except Exception:  # the store unreadable: the shell still opens, without the link
+        log.exception("reading the newest inventory for the navigation")
+        view = None
+    if view is not None and view.inventory is not None and has_networks(view.inventory):
+        return NAVIGATION
+    return tuple(link for link in NAVIGATION if link[1] != "networks")
+
+
 def _shell(request: Request, service: ServiceDep, page: str) -> Response:
     """The application shell, opened at `page`."""
     response = templates.TemplateResponse(
@@ -92,7 +111,7 @@ def _shell(request: Request, service: ServiceDep, page: str) -> Response:
             "static": lambda path: static_path(request, path),
             "page": page,
             "pages": sorted(set(PAGES.values())),
-            "navigation": NAVIGATION,
+            "navigation": _navigation(service),
             "version": __version__,
             "target": service.target.label,
             "demo": service.target.kind.value == "demo",

@@ -3,7 +3,7 @@ importing the heavy parts (collectors, rules, statistics, the service) only when
 
 - `inventory`: the I/O path of a host; `capture`: a snapshot of it; `simulate`: an imagined host
 - `check`: the rules against a host; `rules` and `explain`: the catalog
-- `stats …`: latency and load figures; `serve`: the service
+- `stats …`: latency and load figures; `serve`: the service; `config show`: the settings in force
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import typer
 
 from pinchpoint import __version__
-from pinchpoint.cli import capture, check, inventory, rules, serve, simulate
+from pinchpoint.cli import capture, check, config, inventory, rules, serve, simulate
 from pinchpoint.cli.console import output_console
 from pinchpoint.cli.errors import PinchpointGroup
 from pinchpoint.cli.stats import stats_app
@@ -24,7 +24,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-for group in (inventory, capture, simulate, check, rules, serve):
+for group in (inventory, capture, simulate, check, rules, serve, config):
     group.register(app)
 app.add_typer(stats_app, name="stats")
 

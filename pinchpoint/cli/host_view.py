@@ -93,31 +93,41 @@ def _count(value: int | None) -> str:
     return "?" if value is None else f"{value:,}"
 
 
+NIC_ERRORS = (("rx", "rx_errors"), ("tx", "tx_errors"), ("crc", "rx_crc_errors"))
+NIC_DROPS = (("rx", "rx_dropped"), ("tx", "tx_dropped"))
+
+
 def nic_errors_text(nic: Nic) -> str:
-    """`rx 0 tx 0 crc 0, carrier 2`: error totals since boot and carrier changes (a rise
-    between sweeps is `net.link.errors`' to judge); `—` where not read."""
+    """`rx 0 tx 0 crc 0, dropped rx 12 tx 0, carrier 2`: error and drop totals since boot and
+    carrier changes (a rise between sweeps is `net.link.errors`' to judge); `—` where not
+    read."""
     counters = nic.counters
     if counters is None:
         return "—"
     stats = counters.statistics
     shown = " ".join(
-        f"{label} {_count(stats.get(name))}"
-        for label, name in (("rx", "rx_errors"), ("tx", "tx_errors"), ("crc", "rx_crc_errors"))
-        if name in stats
+        f"{label} {_count(stats.get(name))}" for label, name in NIC_ERRORS if name in stats
     )
+    drops = " ".join(
+        f"{label} {_count(stats.get(name))}" for label, name in NIC_DROPS if name in stats
+    )
+    if drops:
+        shown += f"{', ' if shown else ''}dropped {drops}"
     if counters.carrier_changes is not None:
         shown += f"{', ' if shown else ''}carrier {_count(counters.carrier_changes)}"
     return shown or "—"
 
 
 def fc_errors_text(port: FcPort) -> str:
-    """`link 1 sync 2 signal 0 crc 0`: link error totals since the statistics were reset."""
+    """`link 1 sync 2 signal 0 crc 0 frames 0`: link error totals (link failures, losses of
+    sync and signal, invalid CRCs, error frames) since the statistics were reset."""
     stats = port.statistics
     counts = (
         ("link", stats.link_failure_count),
         ("sync", stats.loss_of_sync_count),
         ("signal", stats.loss_of_signal_count),
         ("crc", stats.invalid_crc_count),
+        ("frames", stats.error_frames),
     )
     shown = " ".join(f"{label} {_count(value)}" for label, value in counts if value is not None)
     return shown or "—"

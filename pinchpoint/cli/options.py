@@ -22,13 +22,16 @@ ConfigOption = Annotated[
     typer.Option(
         "--config",
         "-c",
-        help="Thresholds, severities and mutes (default: ./pinchpoint.toml if present).",
+        help="Thresholds, severities and mutes (default: $PINCHPOINT_CONFIG, else the first "
+        "of ./pinchpoint.toml, ~/.config/pinchpoint/pinchpoint.toml, "
+        "/etc/pinchpoint/pinchpoint.toml).",
     ),
 ]
 
 
 def rules_config(path: Path | None, catalog: tuple[Rule, ...]) -> Config:
-    """The rules' configuration from `path` (or ./pinchpoint.toml); a bad file is exit 2."""
+    """The rules' configuration from `path` (or the file every command finds); a bad file is
+    exit 2."""
     from pinchpoint.rules.config import ConfigError, load_config
 
     try:

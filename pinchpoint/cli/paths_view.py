@@ -10,7 +10,11 @@ from rich.table import Table
 from rich.text import Text
 
 from pinchpoint.model.inventory import Inventory
+from pinchpoint.model.iscsi import IscsiDevice
+from pinchpoint.model.multipath import MultipathMap
 from pinchpoint.model.nvme import ANA_USABLE, CONTROLLER_LIVE, NvmeController
+from pinchpoint.naming import multipath_lun_name
+from pinchpoint.stats.attach import wwid_key
 
 
 def _table(title: str, *columns: str) -> Table:
@@ -62,23 +66,33 @@ def nvme_table(inventory: Inventory) -> Table | None:
     return table
 
 
+def _lun_line(device: IscsiDevice, maps: dict[str, MultipathMap]) -> str:
+    """`LUN 0 naa.6001405… sda running, in mpatha (36001405…)`: the disk behind a session
+    and the multipath map of its WWID, where there is one."""
+    line = f"LUN {device.lun} {device.wwid or '?'} {device.block_device or device.hctl}"
+    line += f" {device.state}" if device.state else ""
+    mpath = maps.get(wwid_key(device.wwid)) if device.wwid else None
+    return line + (f", in {multipath_lun_name(mpath)}" if mpath else "")
+
+
 def iscsi_table(inventory: Inventory) -> Table | None:
-    """One row per session: target, portal, the interface it leaves through, state, LUNs."""
+    """One row per session: target, portal, the interface it leaves through, session and
+    connection state, and the LUNs (disks) behind it with their multipath maps."""
     sessions = inventory.iscsi.sessions
     if not sessions:
         return None
-    table = _table("iSCSI sessions", "session", "target", "portal", "from", "state", "LUNs")
+    maps = {wwid_key(m.wwid): m for m in inventory.multipath.maps if m.wwid}
+    table = _table(
+        "iSCSI sessions", "session", "target", "portal", "from", "session / connection", "LUNs"
+    )
     for s in sessions:
-        luns = "\n".join(
-            f"LUN {d.lun} {d.wwid or '?'} {d.block_device or d.hctl} {d.state or ''}".strip()
-            for d in s.devices
-        )
+        luns = "\n".join(_lun_line(d, maps) for d in s.devices)
         table.add_row(
             Text(f"{s.name} ({s.scsi_host})" if s.scsi_host else s.name),
             Text(s.target or "—"),
             Text(s.portal or "—"),
             Text(s.interface or "—"),
-            Text(s.state or "—"),
+            Text(f"{s.state or '?'} / {s.connection_state or '?'}"),
             Text(luns or "—"),
         )
     return table

@@ -6,9 +6,10 @@ Declared here, imported when it runs (FastAPI, SQLAlchemy and uvicorn are heavy 
 
 from __future__ import annotations
 
+import logging
 import socket
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Protocol
 
 import typer
 
@@ -35,6 +36,24 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return listener
 
 
+class Announce(Protocol):
+    def __call__(self, message: str, warning: bool = False) -> None: ...
+
+
+def announcer(log_format: str) -> Announce:
+    """How `serve` tells the operator what it started: a line on the terminal, or with JSON logs
+    a log record like every other line (a JSON-lines stream holds nothing else)."""
+    log = logging.getLogger("pinchpoint.serve")
+
+    def say(message: str, warning: bool = False) -> None:
+        if log_format == "json":
+            log.log(logging.WARNING if warning else logging.INFO, "%s", message)
+        else:
+            errors.print(data(message), style="yellow" if warning else None, soft_wrap=True)
+
+    return say
+
+
 def serve_command(
     listen: Annotated[
         str | None, typer.Option("--host", help="Address to listen on (default 127.0.0.1).")
@@ -45,7 +64,8 @@ def serve_command(
         typer.Option(
             "--config",
             "-c",
-            help="pinchpoint.toml: \\[service] and the rules' settings.",  # help is Rich markup
+            help="pinchpoint.toml: \\[service] and the rules' settings (default: the file every "
+            "command finds; `pinchpoint config show`).",  # help is Rich markup
         ),
     ] = None,
     data_dir: Annotated[
@@ -85,7 +105,23 @@ def serve_command(
     no_first_sweep: Annotated[
         bool, typer.Option("--no-first-sweep", help="Wait for the schedule instead.")
     ] = False,
-    log_level: Annotated[str, typer.Option("--log-level")] = "info",
+    log_level: Annotated[
+        str, typer.Option("--log-level", help="debug, info, warning or error.")
+    ] = "info",
+    log_format: Annotated[
+        str,
+        typer.Option(
+            "--log-format",
+            help="text (one line per record, for a terminal) or json (one JSON object per line, "
+            "for journald or Loki).",
+        ),
+    ] = "text",
+    access_log: Annotated[
+        bool,
+        typer.Option(
+            "--access-log/--no-access-log", help="Log each HTTP request (method, path, status)."
+        ),
+    ] = False,
 ) -> None:
     """Run the service: REST API under /v1, sweeps on a schedule, the report store, webhooks,
     /metrics and the maintenance view at /."""
@@ -99,10 +135,14 @@ def serve_command(
         ensure_tokens,
         load_settings,
     )
-    from pinchpoint.text import configure_logging
+    from pinchpoint.text import LOG_FORMATS, configure_logging
 
     if demo and snapshot is not None:
         raise fail("--demo and --snapshot exclude each other")
+    if log_format not in LOG_FORMATS:
+        raise fail(f"--log-format {log_format}: use {' or '.join(LOG_FORMATS)}")
+    if log_level.lower() not in ("debug", "info", "warning", "error", "critical"):
+        raise fail(f"--log-level {log_level}: use debug, info, warning or error")
     target = TargetKind.DEMO if demo else TargetKind.SNAPSHOT if snapshot else None
     try:
         settings = load_settings(
@@ -121,11 +161,10 @@ def serve_command(
         )
     except SettingsError as err:
         raise fail(str(err)) from None
+    configure_logging(log_level, log_format=log_format)
+    say = announcer(log_format)
     if settings.open_reads_on_loopback and not settings.on_loopback:
-        errors.print(
-            f"[yellow]reads stay behind the token: {settings.listen} is not a loopback address[/]"
-        )
-    configure_logging(log_level)
+        say(f"reads stay behind the token: {settings.listen} is not a loopback address", True)
     try:
         listener = listening_socket(settings.listen, settings.port)
     except OSError as err:
@@ -144,11 +183,11 @@ def serve_command(
         listener.close()
         raise fail(f"the service cannot start: {error_message(err)}") from None
     for path in written:
-        errors.print(f"a new token was written to {data(path)} (readable by this user only)")
+        say(f"a new token was written to {path} (readable by this user only)")
     port = listener.getsockname()[1]  # the port given, or the one chosen for port 0
-    errors.print(
-        f"pinchpoint serving {data(service.target.label)} on http://{data(settings.listen)}:{port} "
-        f"(store: {service.store.dialect}, data: {data(settings.resolved_data_dir())}"
+    say(
+        f"pinchpoint serving {service.target.label} on http://{settings.listen}:{port} "
+        f"(store: {service.store.dialect}, data: {settings.resolved_data_dir()}"
         f"{', reads open on loopback' if settings.reads_open else ''})"
     )
     app = create_app(service, first_sweep=not no_first_sweep)
@@ -157,9 +196,9 @@ def serve_command(
         host=settings.listen,
         port=port,
         log_level=log_level.lower(),
-        access_log=False,
+        access_log=access_log,
         server_header=False,
-        log_config=None,  # its loggers propagate to ours: one format, host text escaped
+        log_config=None,  # its loggers (access log too) propagate to ours: one format, escaped
     )
     uvicorn.Server(config).run(sockets=[listener])
 

@@ -16,6 +16,7 @@ from enum import StrEnum
 from pydantic import BaseModel, Field, computed_field
 
 from pinchpoint.model.inventory import HostInfo
+from pinchpoint.model.latency_source import LatencySource
 from pinchpoint.model.problems import CollectionProblem
 
 REPORT_FORMAT_VERSION = 1
@@ -173,6 +174,7 @@ class Report(BaseModel):
     skipped: list[SkippedRule] = Field(default_factory=list)
     collection: list[CollectionProblem] = Field(default_factory=list)  # collectors that failed
     rules_evaluated: int = 0
+    latency: LatencySource | None = None  # where the latency the rules judged came from
 
     def worst(self) -> Severity | None:
         """The highest severity among findings that are not muted; None when there are none."""

@@ -3,7 +3,7 @@
     /sys/class/iscsi_session/sessionN/{targetname,state,tpgt,ifacename,initiatorname}
     /sys/class/iscsi_connection/connectionN:0/{persistent_address,persistent_port,address,port}
     /sys/class/iscsi_host/hostH/{netdev,ipaddress,hwaddress}   the session's SCSI host
-    …/sessionN/targetH:C:T/H:C:T:L/{wwid,state,vendor,model,block/sdX}   its SCSI devices
+    …/sessionN/targetH:C:T/H:C:T:L/{vpd_pg83,wwid,state,vendor,model,block/sdX}   its SCSI devices
 
 A LUN is one WWID across every session and target IQN that presents it (some arrays give each
 port its own IQN).
@@ -28,6 +28,7 @@ class IscsiDevice(BaseModel):
     hctl: str  # "14:0:0:1"
     lun: int | None = None
     wwid: str | None = None  # as `device/wwid` reads ("naa.600a0980…")
+    wwid_from: str | None = None  # "vpd_pg83" (the page itself) or "wwid" (the kernel's reading)
     state: str | None = None  # SCSI device state: "running", "offline", "blocked"
     vendor: str | None = None
     model: str | None = None

@@ -10,6 +10,7 @@ from pinchpoint.report.words import (
     by_severity,
     fact_text,
     host_name,
+    latency_line,
     mute_text,
     muted,
     simulated_line,
@@ -41,4 +42,5 @@ def report_html(report: Report) -> str:
         worst=report.worst(),
         partial=report.status_reasons,
         simulated=simulated_line(report),
+        latency=latency_line(report),
     )

@@ -8,6 +8,7 @@ from pinchpoint.report.words import (
     by_severity,
     fact_text,
     host_name,
+    latency_line,
     mute_text,
     muted,
     simulated_line,
@@ -51,6 +52,9 @@ def report_markdown(report: Report) -> str:
     simulated = simulated_line(report)
     if simulated is not None:
         lines[1:1] = ["", f"**{simulated.upper()}.**"]
+    latency = latency_line(report)
+    if latency is not None:
+        lines += [f"{latency[0].upper()}{latency[1:]}.", ""]
     said = verdict(report)
     if said is not None:
         lines += [f"**{said}.**", ""]

@@ -14,6 +14,7 @@ from pinchpoint.report.words import (
     by_severity,
     fact_text,
     host_name,
+    latency_line,
     mute_text,
     muted,
     simulated_line,
@@ -62,6 +63,9 @@ def report_view(report: Report) -> Group:
     if simulated is not None:
         parts.append(Text(simulated.upper(), style="bold magenta"))
     parts.append(Text(status_line(report)))
+    latency = latency_line(report)
+    if latency is not None:
+        parts.append(Text(latency, style="dim"))
     said = verdict(report)
     if said is not None:
         partial = report.status is ReportStatus.PARTIAL

@@ -83,5 +83,15 @@ def simulated_line(report: Report) -> str | None:
     return SIMULATED if report.host.source is SourceKind.DEMO else None
 
 
+def latency_line(report: Report) -> str | None:
+    """`latency: per-I/O latency recorded in the kernel (eBPF), 10 s` or `latency: averages
+    only: per-I/O latency is not recorded because …`: what the latency rules judged (the words
+    of `model/latency_source.py`, which the service's statistics API uses too); None for a
+    report made before reports said it."""
+    if report.latency is None:
+        return None
+    return f"latency: {report.latency.summary}"
+
+
 def host_name(report: Report) -> str:
     return report.host.hostname or "unknown host"

@@ -24,12 +24,19 @@ reason = "recabling booked for the maintenance window"
 
 A mistake in the file (an unknown rule or threshold, a value of the wrong type) is an error
 naming the key, never silently ignored: a typo must not turn a rule off.
+
+Every command and the service read the same file, the first of (`config_file_choice`):
+`--config FILE`, `$PINCHPOINT_CONFIG`, `./pinchpoint.toml`, `~/.config/pinchpoint/pinchpoint.toml`
+(`$XDG_CONFIG_HOME`), `/etc/pinchpoint/pinchpoint.toml`. A file named by the first two must
+exist; the others are used when they do.
 """
 
 from __future__ import annotations
 
+import os
 import tomllib
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -40,6 +47,8 @@ from pinchpoint.model.findings import Mute, Severity
 from pinchpoint.rules.base import Rule, ThresholdValue
 
 CONFIG_FILE = "pinchpoint.toml"
+CONFIG_ENV = "PINCHPOINT_CONFIG"
+SYSTEM_CONFIG = Path("/etc/pinchpoint") / CONFIG_FILE
 RESERVED_KEYS = ("enabled", "severity", "override")
 
 
@@ -181,14 +190,44 @@ def parse_config(data: Mapping[str, Any], catalog: Iterable[Rule], where: str) -
     return config
 
 
+@dataclass(frozen=True)
+class ConfigChoice:
+    """The config file in force and why: `path` None means none was found (the defaults)."""
+
+    path: Path | None
+    origin: str
+
+
+def config_search_path() -> list[tuple[Path, str]]:
+    """The files looked for when none is named, in order, with how each is named."""
+    user = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return [
+        (Path(CONFIG_FILE), f"./{CONFIG_FILE}"),
+        (user / "pinchpoint" / CONFIG_FILE, "the user's config"),
+        (SYSTEM_CONFIG, "the system's config"),
+    ]
+
+
+def config_file_choice(explicit: Path | None) -> ConfigChoice:
+    """The config file of a command or the service: `--config`, `$PINCHPOINT_CONFIG`, else the
+    first of `config_search_path` that exists, else none."""
+    if explicit is not None:
+        return ConfigChoice(explicit, "--config")
+    named = os.environ.get(CONFIG_ENV)
+    if named:
+        return ConfigChoice(Path(named), f"${CONFIG_ENV}")
+    for path, origin in config_search_path():
+        if path.is_file():
+            return ConfigChoice(path.absolute(), origin)
+    return ConfigChoice(None, "no config file: the defaults")
+
+
 def load_config(path: Path | None, catalog: Iterable[Rule]) -> Config:
-    """The config at `path`; without a path, `./pinchpoint.toml` if there is one, else the
+    """The config at `path`; without a path, the file `config_file_choice` finds, else the
     defaults. A named file that is missing or wrong is an error."""
+    path = config_file_choice(path).path
     if path is None:
-        default = Path(CONFIG_FILE)
-        if not default.is_file():
-            return Config()
-        path = default
+        return Config()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

@@ -45,11 +45,14 @@ def check_source(
     now: datetime | None = None,
     imports: Sequence[ImportedStats] = (),
     record_latency: bool = False,
+    not_recorded_because: str | None = None,
 ) -> Checkup:
     """Check the host `source` reads. `extra_mutes` (the service's stored mutes) join the
     config's; `previous` is the sweep before, for rules that compare two sweeps; `imports`
     are statistics from elsewhere (the service's recorded per-I/O latency); `record_latency`
-    records it in the kernel over a live check's statistics window (`docs/ebpf.md`)."""
+    records it in the kernel over a live check's statistics window (`docs/ebpf.md`); the report
+    says where its latency came from, and `not_recorded_because` why a live host's is averages
+    only when the service's recorder cannot run."""
     say = progress or (lambda _message: None)
     with gc_paused():  # a few hundred thousand models that hold no cycles: nothing to collect
         inventory = collect_inventory(source, kind=kind, progress=say, known_health=known_health)
@@ -61,6 +64,7 @@ def check_source(
             seconds=seconds,
             imports=imports,
             record_latency=record_latency,
+            not_recorded_because=not_recorded_because,
         )
         extra = stored_mutes(inventory.host.hostname or "") if stored_mutes else ()
         if extra:
@@ -68,4 +72,5 @@ def check_source(
         say("evaluating rules")
         context = rule_context(inventory, statistics, previous=previous, config=config)
         report = build_report(context, catalog, config, now=now)
+        report.latency = statistics.latency
     return Checkup(inventory=inventory, statistics=statistics, report=report)

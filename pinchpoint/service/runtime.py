@@ -121,6 +121,7 @@ class Service:
             on_transitions=self.notify,
             on_report=self._after_sweep,
             recorded=self.sampler.recent_recorded,
+            not_recorded_because=self.sampler.not_recorded_because,
         )
         self.store_watch = StoreWatch(self.store.ping)
         self.latency: list[LatencySummary] = []

@@ -25,9 +25,11 @@ from pinchpoint.checks.collect.latency_recording import LiveRecorder, RecordingE
 from pinchpoint.checks.parse.diskstats import DiskstatsTable
 from pinchpoint.checks.parse.importers.ebpf_json import recording_imported
 from pinchpoint.checks.source import LiveSource
+from pinchpoint.checks.source.biolat import unavailable_reason
 from pinchpoint.model.breakdown import GroupFigures, GroupLevel
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.latency_recording import BlockRecording
+from pinchpoint.model.latency_source import AVERAGES_ONLY, LatencySourceKind
 from pinchpoint.model.stats import (
     ImportedStats,
     IntervalFigures,
@@ -100,9 +102,15 @@ def _values(group: GroupFigures) -> dict[Metric, float]:
     return values
 
 
-AVERAGES_ONLY = "averages only: per-I/O latency is not recorded because "
 WINDOW_S = 300.0  # how much recorded latency a sweep's rules judge: a default sweep interval
-EBPF, DISKSTATS, REPLAYED = "ebpf", "diskstats", "replayed"
+# the words of `GET /v1/stats` latency_source, the same as a report's (model/latency_source.py)
+EBPF, DISKSTATS, REPLAYED = (
+    LatencySourceKind.EBPF.value,
+    LatencySourceKind.DISKSTATS.value,
+    LatencySourceKind.REPLAYED.value,
+)
+RECORDING_OFF = "it is turned off (record_latency = false)"
+NOTHING_YET = "the service's recorder has not counted an interval yet"
 
 
 class IntervalSource:
@@ -117,9 +125,10 @@ class IntervalSource:
         self._position = 0
         self.latency_source = DISKSTATS if target.live else REPLAYED
         self.latency_note: str | None = None
+        self.latency_reason: str | None = None  # the note's reason alone, for a sweep's report
         self._record = record_latency and target.live
         if target.live and not record_latency:
-            self.latency_note = AVERAGES_ONLY + "it is turned off (record_latency = false)"
+            self._averages_only(RECORDING_OFF)
         self._recorder: LiveRecorder | None = None
         self._counted: BlockRecording | None = None  # the recorder's counts at the last tick
         # the counts at each tick of the last `WINDOW_S`, oldest first: a sweep's rules judge
@@ -140,9 +149,13 @@ class IntervalSource:
             self._recorder.stop()
         self._recorder, self._record = None, False
         self.imports = []
-        self.latency_source = DISKSTATS
-        self.latency_note = AVERAGES_ONLY + reason
+        self._averages_only(reason)
         log.warning("statistics: %s", self.latency_note)
+
+    def _averages_only(self, reason: str) -> None:
+        self.latency_source = DISKSTATS
+        self.latency_reason = reason
+        self.latency_note = AVERAGES_ONLY + reason
 
     def _recorded_latency(self, first: bool) -> None:
         """This tick's per-I/O latency: what the recorder counted since the last tick."""
@@ -169,7 +182,7 @@ class IntervalSource:
             return
         delta = recording_delta(earlier, counted)
         self.imports = [recording_imported(delta, EBPF)] if delta.seconds > 0 else []
-        self.latency_source, self.latency_note = EBPF, None
+        self.latency_source, self.latency_note, self.latency_reason = EBPF, None, None
 
     def next(self, inventory: Inventory) -> IntervalFigures | None:
         if self.target.live:
@@ -191,6 +204,18 @@ class IntervalSource:
         interval = self._recorded[self._position % len(self._recorded)]
         self._position += 1
         return interval
+
+    def not_recorded_because(self) -> str | None:
+        """Why there is no recorded latency for a sweep to judge: the reason the recorder
+        cannot run (known before the first tick tries it), or that it has counted nothing yet;
+        None when it is not a live host."""
+        if not self.target.live:
+            return None
+        if self.latency_reason is not None:
+            return self.latency_reason
+        if self._record and self._recorder is None:
+            return unavailable_reason() or NOTHING_YET
+        return NOTHING_YET
 
     def recent(self) -> list[ImportedStats]:
         """What the recorder counted over about the last `WINDOW_S` (since the oldest tick
@@ -299,6 +324,11 @@ class StatsSampler:
         """Where the latency of the series comes from (`ebpf`, `diskstats`, `replayed`), and
         why it is averages only when it is."""
         return self.source.latency_source, self.source.latency_note
+
+    def not_recorded_because(self) -> str | None:
+        """Why the live host's latency is averages only, for a sweep's report (None when it
+        is not a live host)."""
+        return self.source.not_recorded_because()
 
     def close(self) -> None:
         self.source.close()

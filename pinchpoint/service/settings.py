@@ -45,6 +45,7 @@ from typing import Any
 from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
 
 from pinchpoint.model.findings import Severity
+from pinchpoint.rules.config import ConfigChoice, config_file_choice
 from pinchpoint.service.notify import WebhookTarget
 
 DEFAULT_PORT = 9460
@@ -222,9 +223,9 @@ def default_allowed_hosts(listen: str, public_url: str | None = None) -> list[st
 
 
 def default_data_dir() -> Path:
-    """`/var/lib/pinchpoint` for root (systemd's StateDirectory), else the XDG state dir."""
-    if os.geteuid() == 0:
-        return Path("/var/lib/pinchpoint")
+    """The XDG state directory (`$XDG_STATE_HOME/pinchpoint`, `~/.local/state/pinchpoint`), by
+    the same rule for root and for users: a deployment names its own (the systemd unit passes
+    its StateDirectory, the image sets PINCHPOINT_DATA_DIR)."""
     state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(state) / "pinchpoint"
 
@@ -256,36 +257,57 @@ def _service_table(data: Mapping[str, Any], where: str) -> dict[str, Any]:
     return table
 
 
+ENVIRONMENT = {
+    "database_url": "PINCHPOINT_DATABASE_URL",
+    "data_dir": "PINCHPOINT_DATA_DIR",
+    "read_token": "PINCHPOINT_READ_TOKEN",
+    "admin_token": "PINCHPOINT_ADMIN_TOKEN",
+    "push_token": "PINCHPOINT_PUSH_TOKEN",
+}
+
+
+def _file_table(config_file: Path) -> dict[str, Any]:
+    """The `[service]` table of `config_file`, read and checked."""
+    try:
+        data = tomllib.loads(config_file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SettingsError(f"{config_file}: no such config file") from None
+    except OSError as err:
+        why = (err.strerror or str(err)).lower()
+        raise SettingsError(f"{config_file}: cannot be read: {why}") from None
+    except UnicodeDecodeError:
+        raise SettingsError(f"{config_file}: cannot be used: not a text file (not UTF-8)") from None
+    except tomllib.TOMLDecodeError as err:
+        raise SettingsError(f"{config_file}: cannot be used: not valid TOML: {err}") from None
+    return _service_table(data, str(config_file))
+
+
+def settings_layers(
+    config_file: Path | None, **overrides: Any
+) -> tuple[ConfigChoice, list[tuple[str, dict[str, Any]]]]:
+    """The config file in force and the settings each layer gives, weakest first: the file's
+    `[service]` table, the environment, the command line (None values are not given)."""
+    choice = config_file_choice(config_file)
+    layers: list[tuple[str, dict[str, Any]]] = []
+    if choice.path is not None:
+        table = _file_table(choice.path)
+        table["config_file"] = choice.path
+        layers.append((str(choice.path), table))
+    environment = {k: os.environ.get(v) for k, v in ENVIRONMENT.items()}
+    layers.append(("environment", {k: v for k, v in environment.items() if v}))
+    layers.append(("command line", {k: v for k, v in overrides.items() if v is not None}))
+    return choice, layers
+
+
 def load_settings(config_file: Path | None, **overrides: Any) -> ServiceSettings:
-    """Settings from `config_file`'s `[service]` table, the environment and `overrides` (command
-    line options that were given; None values are ignored)."""
-    where = str(config_file) if config_file else "settings"
+    """Settings from the config file's `[service]` table (`config_file`, else the one every
+    command finds: rules/config.py), the environment and `overrides` (command line options that
+    were given; None values are ignored)."""
+    choice, layers = settings_layers(config_file, **overrides)
+    where = str(choice.path) if choice.path else "settings"
     table: dict[str, Any] = {}
-    if config_file is not None:
-        try:
-            data = tomllib.loads(config_file.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise SettingsError(f"{config_file}: no such config file") from None
-        except OSError as err:
-            why = (err.strerror or str(err)).lower()
-            raise SettingsError(f"{config_file}: cannot be read: {why}") from None
-        except UnicodeDecodeError:
-            raise SettingsError(
-                f"{config_file}: cannot be used: not a text file (not UTF-8)"
-            ) from None
-        except tomllib.TOMLDecodeError as err:
-            raise SettingsError(f"{config_file}: cannot be used: not valid TOML: {err}") from None
-        table = _service_table(data, where)
-        table["config_file"] = config_file
-    environment = {
-        "database_url": os.environ.get("PINCHPOINT_DATABASE_URL"),
-        "data_dir": os.environ.get("PINCHPOINT_DATA_DIR"),
-        "read_token": os.environ.get("PINCHPOINT_READ_TOKEN"),
-        "admin_token": os.environ.get("PINCHPOINT_ADMIN_TOKEN"),
-        "push_token": os.environ.get("PINCHPOINT_PUSH_TOKEN"),
-    }
-    table.update({k: v for k, v in environment.items() if v})
-    table.update({k: v for k, v in overrides.items() if v is not None})
+    for _origin, values in layers:
+        table.update(values)
     try:
         return ServiceSettings.model_validate(table)
     except ValidationError as err:
@@ -293,6 +315,21 @@ def load_settings(config_file: Path | None, **overrides: Any) -> ServiceSettings
             f"{'.'.join(str(p) for p in e['loc']) or 'service'}: {e['msg']}" for e in err.errors()
         )
         raise SettingsError(f"{where}: [service] {problems}") from None
+
+
+def settings_origins(config_file: Path | None, **overrides: Any) -> dict[str, str]:
+    """Where each service setting comes from: the layer that gave it last, else "default"; for
+    a table, also `table.key` for each key a layer set."""
+    _choice, layers = settings_layers(config_file, **overrides)
+    origins = dict.fromkeys(ServiceSettings.model_fields, "default")
+    for origin, values in layers:
+        for key, value in values.items():
+            if key not in origins:
+                continue
+            origins[key] = ENVIRONMENT[key] if origin == "environment" else origin
+            if isinstance(value, Mapping):  # a table (schedule): each key it sets, too
+                origins.update({f"{key}.{inner}": origin for inner in value})
+    return origins
 
 
 def ensure_tokens(settings: ServiceSettings) -> list[Path]:

@@ -120,10 +120,13 @@ class SweepRunner:
         on_transitions: Callable[[list[FindingTransition]], None] | None = None,
         on_report: ReportListener | None = None,
         recorded: Callable[[], list[ImportedStats]] | None = None,
+        not_recorded_because: Callable[[], str | None] | None = None,
     ) -> None:
         self.target = target
-        # the per-I/O latency the service recorded lately, for the rules (docs/ebpf.md)
+        # the per-I/O latency the service recorded lately, for the rules (docs/ebpf.md), and
+        # why there is none when its recorder cannot run (the report says so)
         self._recorded = recorded or (lambda: [])
+        self._not_recorded_because = not_recorded_because or (lambda: None)
         self.store = store
         self.deadline_s = deadline_s
         self.tool_budget_s = tool_budget_s
@@ -385,6 +388,9 @@ class SweepRunner:
                             progress=say,
                             stored_mutes=self.store.active_mutes,
                             imports=self._recorded() if self.target.live else (),
+                            not_recorded_because=self._not_recorded_because()
+                            if self.target.live
+                            else None,
                         )
                     )
             except Exception as err:  # handed to the worker, which records it

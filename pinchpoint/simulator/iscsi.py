@@ -72,6 +72,24 @@ def _first_numbers(view: KernelView, fc: FcView, spec: HostSpec) -> tuple[int, i
     return host, 1 + max(sds, default=-1), 1 + max(sgs, default=-1)
 
 
+def _designator(code_set: int, association: int, kind: int, value: bytes) -> bytes:
+    return bytes([code_set, (association << 4) | kind, 0, len(value)]) + value
+
+
+def vpd_pg83_lio(wwid: int, serial: str, target: str, tpgt: int) -> bytes:
+    """The Device Identification page (0x83) as a LIO target answers it: the LU's NAA IEEE
+    Registered Extended name, its T10 vendor id (`LIO-ORG` and the unit serial), and the target
+    port's SCSI name string (`<IQN>,t,0x0001`, padded to a multiple of 4)."""
+    name = f"{target},t,0x{tpgt:04x}".encode() + b"\x00"
+    name += b"\x00" * (-len(name) % 4)
+    body = (
+        _designator(1, 0, 3, wwid.to_bytes(16, "big"))
+        + _designator(2, 0, 1, b"LIO-ORG " + serial.encode())
+        + _designator(3, 1, 8, name)
+    )
+    return bytes([0, 0x83]) + len(body).to_bytes(2, "big") + body
+
+
 def _write_lun(w: TreeWriter, session_dir: str, path: IscsiLunView) -> str:
     name = hctl(path.host_number, 0, path.lun)
     target = f"{session_dir}/target{path.host_number}:0:0"
@@ -92,6 +110,8 @@ def _write_lun(w: TreeWriter, session_dir: str, path: IscsiLunView) -> str:
         },
     )
     w.write(f"{directory}/vpd_pg80", vpd_pg80(lu.serial))
+    page = vpd_pg83_lio(lu.wwid, lu.serial, path.session.target, path.session.tpgt)
+    w.write(f"{directory}/vpd_pg83", page)
     w.link(f"{SYS}/bus/scsi/devices/{name}", directory)
     class_device(w, directory, "scsi_device", name, {})
     sg = f"sg{path.sg_index}"

@@ -33,6 +33,7 @@ from pinchpoint.checks.source import LiveSource, Source
 from pinchpoint.checks.source.commands import Command
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.latency_recording import BlockRecording
+from pinchpoint.model.latency_source import AVERAGES_ONLY, NOT_ASKED, LatencySource
 from pinchpoint.model.stats import (
     ImportedStats,
     ImportKind,
@@ -42,6 +43,7 @@ from pinchpoint.model.stats import (
 )
 from pinchpoint.performance import gc_paused
 from pinchpoint.stats.iostat import table_series_figures
+from pinchpoint.stats.latency_source import LIVE_RECORDING, SNAPSHOT_HAS_NONE, latency_source
 from pinchpoint.stats.netdev import link_speeds, net_dev_series
 from pinchpoint.stats.recorded import recording_delta
 
@@ -62,6 +64,7 @@ class HostStatistics:
     net_intervals: list[NetDevInterval] = field(default_factory=list)
     imported: list[ImportedStats] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    latency: LatencySource | None = None  # where the latency figures come from
 
     @property
     def empty(self) -> bool:
@@ -88,28 +91,25 @@ def _live_samples(
 
 
 def _recorded_window(
-    seconds: float, disks: bool, network: bool, notes: list[str]
-) -> tuple[list[DiskstatsTable], list[NetDevSample], list[ImportedStats]]:
+    seconds: float, disks: bool, network: bool
+) -> tuple[list[DiskstatsTable], list[NetDevSample], list[ImportedStats], str | None]:
     """The live samples with per-I/O latency recorded in the kernel over the same window
-    (`docs/ebpf.md`); where it cannot be recorded, the samples alone and a note saying why."""
+    (`docs/ebpf.md`); where it cannot be recorded, the samples alone and why."""
     recorder = LiveRecorder(LiveSource())
     try:
         recorder.start()
     except RecordingError as err:
-        notes.append(f"averages only: per-I/O latency is not recorded because {err}")
         samples, net_samples, _ = _live_samples(seconds, disks, network)
-        return samples, net_samples, []
+        return samples, net_samples, [], str(err)
     try:
         samples, net_samples, recorded = _live_samples(seconds, disks, network, recorder)
     except RecordingError as err:
-        notes.append(f"averages only: per-I/O latency is not recorded because {err}")
-        return [], [], []
+        return [], [], [], str(err)
     finally:
         recorder.stop()
     if recorded is None or recorded.seconds <= 0:
-        notes.append("averages only: the latency recorder did not answer in time")
-        return samples, net_samples, []
-    return samples, net_samples, [recording_imported(recorded, "ebpf")]
+        return samples, net_samples, [], "the latency recorder did not answer in time"
+    return samples, net_samples, [recording_imported(recorded, LIVE_RECORDING)], None
 
 
 def listed_partitions(inventory: Inventory) -> set[str]:
@@ -123,7 +123,8 @@ def snapshot_histograms(source: Source, notes: list[str]) -> list[ImportedStats]
     if not result.ok:
         return []
     try:
-        return [parse_stats(result.stdout, ImportKind.ZPOOL_IOSTAT_W)]
+        named = f"commands/{ZPOOL_IOSTAT_W.key}"
+        return [parse_stats(result.stdout, ImportKind.ZPOOL_IOSTAT_W, source_name=named)]
     except StatsImportError as err:
         notes.append(f"commands/{ZPOOL_IOSTAT_W.key}: not used: {err}")
         return []
@@ -170,16 +171,23 @@ def gather_statistics(
     disks: bool = True,
     network: bool = True,
     record_latency: bool = False,
+    not_recorded_because: str | None = None,
 ) -> HostStatistics:
     """The statistics of the host `source` reads: diskstats (`disks`) with the snapshot's
     histograms, interface counters (`network`), and the already read `imports`; on a live
-    host with `record_latency`, per-I/O latency recorded in the kernel over the same window."""
+    host with `record_latency`, per-I/O latency recorded in the kernel over the same window.
+    `latency` says where the latency came from; `not_recorded_because` is why a live host's
+    is averages only when it is not recorded here (the service's recorder cannot run)."""
     gathered = HostStatistics()
     notes = gathered.notes
+    why_not = not_recorded_because or (NOT_ASKED if live else SNAPSHOT_HAS_NONE)
     if live and record_latency:
-        gathered.tables, gathered.net_samples, recorded = _recorded_window(
-            seconds, disks, network, notes
+        gathered.tables, gathered.net_samples, recorded, failed = _recorded_window(
+            seconds, disks, network
         )
+        if failed is not None:
+            notes.append(AVERAGES_ONLY + failed)
+            why_not = failed
         gathered.imported += recorded
     elif live:
         gathered.tables, gathered.net_samples, _ = _live_samples(seconds, disks, network)
@@ -204,5 +212,8 @@ def gather_statistics(
     for table in gathered.tables:
         notes.extend(f"{p.subject}: {p.reason}" for p in table.problems)
     gathered.intervals = table_series_figures(gathered.tables, listed_partitions(inventory))
+    gathered.latency = latency_source(
+        inventory.host.source, gathered.imported, len(gathered.tables) >= 2, why_not
+    )
     gathered.net_intervals = net_dev_series(gathered.net_samples, link_speeds(inventory.network))
     return gathered

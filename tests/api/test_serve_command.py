@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -160,3 +161,53 @@ def test_a_second_serve_on_a_taken_port_stops_before_touching_the_store(tmp_path
     finally:
         first.send_signal(signal.SIGTERM)
         first.communicate(timeout=60)
+
+
+def test_serve_with_json_logs_writes_only_json_lines_with_the_access_log(tmp_path: Path) -> None:
+    """`--log-format json --access-log`: every line on stderr is one JSON object (the start-up
+    lines too), each request is one of them, and the sampler's job lines every second stay at
+    DEBUG."""
+    port = free_port()
+    config = tmp_path / "pinchpoint.toml"
+    config.write_text(QUIET_CONFIG.replace("stats_interval_s = 0", "stats_interval_s = 1"))
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PINCHPOINT_")}
+    command = [_pinchpoint(), "serve", "--demo", "--port", str(port)]
+    command += ["--data-dir", str(tmp_path / "data"), "--config", str(config), "--open-reads"]
+    command += ["--log-format", "json", "--access-log"]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            assert process.poll() is None, process.communicate()
+            with contextlib.suppress(httpx.TransportError):
+                if httpx.get(f"{url}/v1/reports/latest", timeout=5).status_code == 200:
+                    break
+            time.sleep(0.3)
+        time.sleep(2.5)  # the sampler runs its job a few times
+        assert httpx.get(f"{url}/healthz", timeout=5).status_code == 200
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _out, err = process.communicate(timeout=60)
+    entries = [json.loads(line) for line in err.splitlines()]  # every line parses
+    messages = [e["message"] for e in entries]
+    assert any(m.startswith("pinchpoint serving demo") for m in messages), messages
+    assert any(m.startswith("a new token was written to") for m in messages)
+    requests = [e for e in entries if e["logger"] == "uvicorn.access"]
+    assert {"method": "GET", "path": "/healthz", "status": 200}.items() <= requests[-1].items()
+    routine = ("Running job", "executed successfully", "Added job")
+    assert not [m for m in messages if m.startswith(routine) or "executed successfully" in m]
+
+
+def test_serve_refuses_an_unknown_log_format(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [_pinchpoint(), "serve", "--demo", "--log-format", "xml"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "--log-format xml: use text or json" in done.stderr

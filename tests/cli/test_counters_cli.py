@@ -40,8 +40,8 @@ def test_check_with_previous_compares_two_simulated_sweeps(tmp_path: Path) -> No
     shown = runner.invoke(
         app, ["inventory", "--snapshot", str(tmp_path / "2")], env={"COLUMNS": "220"}
     )
-    assert "rx 460 tx 0 crc 460, carrier 8" in shown.output
-    assert "link 4 sync 9 signal 0 crc 57" in shown.output
+    assert "rx 460 tx 0 crc 460, dropped rx 0 tx 0, carrier 8" in shown.output
+    assert "link 4 sync 9 signal 0 crc 57 frames 0" in shown.output
     checked = runner.invoke(
         app,
         [

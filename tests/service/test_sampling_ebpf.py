@@ -139,6 +139,7 @@ def test_the_api_says_where_the_latency_comes_from(
         handle.wait_for_report()
         handle.service.sampler.tick()
         handle.service.sampler.tick()
+        stored = handle.service.store.latest_report()
         answer = httpx.get(
             f"{handle.url}/v1/stats",
             params={"by": "disk"},
@@ -151,3 +152,7 @@ def test_the_api_says_where_the_latency_comes_from(
     body = answer.json()
     assert body["latency_source"] == "diskstats"
     assert body["latency_note"].startswith("averages only: per-I/O latency is not recorded")
+    # the sweep's report says the same, in the same words
+    assert stored is not None and stored.report.latency is not None
+    assert stored.report.latency.kind == "diskstats"
+    assert body["latency_note"] == stored.report.latency.summary

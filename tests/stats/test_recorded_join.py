@@ -125,6 +125,10 @@ def test_the_rules_judge_recorded_latency(
     checkup = check_source(SnapshotSource(snapshot), kind=None, live=False, config=Config())
     kinds = {i.kind for i in checkup.statistics.imported}
     assert kinds == {ImportKind.EBPF, ImportKind.ZPOOL_IOSTAT_W}
+    # the report says its latency was recorded in the kernel, and where it was read from
+    assert checkup.report.latency is not None
+    assert checkup.report.latency.kind == "ebpf"
+    assert checkup.report.latency.origins == ["commands/biolat/recording.json"]
     latency = [f for f in checkup.report.findings if f.rule.startswith("latency.")]
     assert {f.entity.name for f in latency} == expected
     for finding in latency:

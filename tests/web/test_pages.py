@@ -25,6 +25,7 @@ PAGES = [
     ("overview", "/"),
     ("topology", "/topology"),
     ("enclosure", "/enclosures/JBOD-003"),
+    ("networks", "/networks"),
     ("latency", f"/latency?entity={JBOD_003}"),
     ("findings", "/findings"),
     ("reports", "/reports?view=1"),
@@ -292,3 +293,17 @@ def test_an_unknown_enclosure_gets_a_clear_message(visit: Visit) -> None:
     page.click('[data-nav="topology"]')  # the rest of the application still works
     visit.wait_ready()
     expect(page.locator("#notice")).to_be_hidden()
+
+
+def test_the_overview_chart_says_it_counts_each_reports_findings(
+    visit: Visit, web_server: Server
+) -> None:
+    """The tiles count open findings (raised after N sweeps); the chart counts what each report
+    found, pending ones included: its title says so, and its last bar is the newest report's."""
+    page = visit.open("/")
+    expect(page.locator("#ov-trend")).to_have_text("Findings in each report")
+    with web_server.client() as client:
+        newest = client.get("/v1/reports", params={"limit": 1}).json()["items"][0]
+    option = visit.chart_option("trend")
+    last = {series["name"]: series["data"][-1] for series in option["series"]}
+    assert last == {k: newest["findings"][k] for k in ("critical", "warning", "info")}

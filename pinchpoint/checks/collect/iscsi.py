@@ -5,7 +5,12 @@
     …/hostH/sessionN/connectionN:C/iscsi_connection/connectionN:C
         {persistent_address,persistent_port,state}              (also /sys/class/iscsi_connection)
     /sys/class/iscsi_host/hostH/{netdev,ipaddress}               the session's SCSI host
-    …/hostH/sessionN/targetH:C:T/H:C:T:L/{wwid,state,vendor,model,block/}   its SCSI devices
+    …/hostH/sessionN/targetH:C:T/H:C:T:L/{vpd_pg83,wwid,state,vendor,model,block/}   its LUNs
+
+A LUN's WWID is read from its Device Identification VPD page (`vpd_pg83`, binary, parsed by
+`parse.vpd_pg83` as the kernel's `scsi_vpd_lun_id` chooses), else from `wwid` (the kernel's
+own reading of that page, absent on older kernels), so iSCSI LUNs join dm-multipath maps and
+disks by WWID as FC LUNs do.
 
 `iscsiadm -m session -P 3` prints the same from the same files; reading sysfs needs no daemon
 and works on a snapshot. Nothing here runs a tool: `capture` records what these reads touch.
@@ -17,7 +22,8 @@ import posixpath
 import re
 
 from pinchpoint.checks.collect.collector import Collector, Progress
-from pinchpoint.checks.source import Source
+from pinchpoint.checks.parse.vpd_pg83 import parse_vpd_pg83
+from pinchpoint.checks.source import Source, SourceError
 from pinchpoint.checks.source.sysfs import ProblemLog, SysfsReader
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.iscsi import IscsiDevice, IscsiInventory, IscsiSession
@@ -29,6 +35,7 @@ PART = "iscsi"
 SESSIONS = "/sys/class/iscsi_session"
 HOSTS = "/sys/class/iscsi_host"
 MAX_TEXT = 256
+MAX_VPD = 4096  # a page 0x83 is at most 4 + 65535 bytes; real ones are under 200
 UNSET = frozenset({"", "(null)", "<null>", "<empty>", "unknown"})
 
 _SESSION = re.compile(r"^session(\d+)$")
@@ -102,12 +109,31 @@ class _Reader:
                     found.devices.append(self.device(f"{device}/{target}/{hctl}", hctl, match))
         return found
 
+    def identity(self, path: str) -> tuple[str | None, str | None]:
+        """The LUN's WWID and where it came from: `vpd_pg83`, else `wwid`; a page that is
+        there but unusable is a problem, and `wwid` stands in."""
+        page_path = f"{path}/vpd_pg83"
+        try:
+            page = self.source.read_bytes(page_path, MAX_VPD)
+        except SourceError:
+            page = None  # older kernels and some transports keep no page: `wwid` is enough
+        if page:
+            parsed = parse_vpd_pg83(page[:MAX_VPD])
+            if parsed.lun_id:
+                return parsed.lun_id, "vpd_pg83"
+            why = "; ".join(parsed.problems) or "no designator of the logical unit"
+            self.log.add(PART, page_path, ProblemKind.GARBLED, f"no LUN identity read: {why}")
+        wwid = self.text(f"{path}/wwid")
+        return wwid, "wwid" if wwid else None
+
     def device(self, path: str, hctl: str, match: re.Match[str]) -> IscsiDevice:
         blocks = [b for b in self.read.entries(f"{path}/block") if _BLOCK.match(b)]
+        wwid, wwid_from = self.identity(path)
         return IscsiDevice(
             hctl=hctl,
             lun=int(match.group(4)),
-            wwid=self.text(f"{path}/wwid"),
+            wwid=wwid,
+            wwid_from=wwid_from,
             state=self.text(f"{path}/state"),
             vendor=self.text(f"{path}/vendor"),
             model=self.text(f"{path}/model"),

@@ -19,6 +19,7 @@ import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, cast
 
@@ -58,6 +59,11 @@ def store_url(url: str) -> URL:
     if backend == "postgresql":
         if parsed.drivername in ("postgresql", "postgres"):
             parsed = parsed.set(drivername="postgresql+psycopg")
+        if parsed.drivername == "postgresql+psycopg" and find_spec("psycopg") is None:
+            raise StoreError(
+                "a PostgreSQL store needs the psycopg driver, which is not installed: "
+                "pip install 'pinchpoint[postgres]'"
+            )
         return parsed
     if backend == "sqlite":
         if not parsed.database or parsed.database == ":memory:":

@@ -124,3 +124,31 @@ def test_a_dangling_session_link_and_a_missing_connection(copy: Path) -> None:
     (only,) = iscsi.sessions
     assert only.name == "session1" and only.portal is None and len(only.devices) == 2
     assert any("session2" in p for p in problems)
+
+
+def test_the_wwid_is_read_from_the_vpd_page_else_from_wwid(copy: Path) -> None:
+    """The LUN's identity from its Device Identification page (`vpd_pg83`, as a LIO target
+    answers it), equal to the kernel's `wwid`; without the page (older kernels) from `wwid`;
+    a garbled page is a problem and `wwid` stands in."""
+    lun0 = copy / HOST0 / "session1/target0:0:0/0:0:0:0"
+    lun1 = copy / HOST0 / "session1/target0:0:0/0:0:0:1"
+    iscsi, problems = collect(copy)
+    first = iscsi.sessions[0].devices
+    assert problems == [] and [d.wwid_from for d in first] == ["vpd_pg83", "vpd_pg83"]
+    assert [d.wwid for d in first] == [
+        (lun0 / "wwid").read_text().strip(),
+        (lun1 / "wwid").read_text().strip(),
+    ]
+    (lun0 / "vpd_pg83").unlink()
+    (lun1 / "vpd_pg83").write_bytes(b"\x00\xef\xbf\xbd\x00\x20garbled")
+    iscsi, problems = collect(copy)
+    again = iscsi.sessions[0].devices
+    assert [(d.wwid, d.wwid_from) for d in again] == [(d.wwid, "wwid") for d in first]
+    assert len(problems) == 1 and "0:0:0:1/vpd_pg83" in problems[0]
+    assert "page code 0xef, not 0x83" in problems[0]
+    (lun0 / "wwid").unlink()
+    iscsi, _ = collect(copy)
+    assert (iscsi.sessions[0].devices[0].wwid, iscsi.sessions[0].devices[0].wwid_from) == (
+        None,
+        None,
+    )

@@ -5,12 +5,11 @@ record, the snapshot says why under "not collected" and the rest stands."""
 from __future__ import annotations
 
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from loop_devices import loop_device, recording_unavailable
+from loop_devices import loop_device, recording_unavailable, wait_until_busy
 
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
@@ -44,8 +43,8 @@ def busy_loop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        time.sleep(0.5)
         try:
+            wait_until_busy(name)
             yield name
         finally:
             fio.terminate()

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from loop_devices import loop_device, recording_unavailable
+from loop_devices import loop_device, recording_unavailable, wait_until_busy
 
 from pinchpoint.checks.source.biolat import LOADER_ENV
 from pinchpoint.model.histogram import OVERFLOW_BUCKET, bucket_bounds_ns
@@ -70,8 +70,8 @@ def busy(loop: str) -> Iterator[str]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    time.sleep(0.5)
     try:
+        wait_until_busy(loop)
         yield loop
     finally:
         fio.terminate()

@@ -96,6 +96,18 @@ def test_an_unreachable_postgresql_is_a_store_error() -> None:
         Store.open("postgresql://postgres@127.0.0.1:1/pinchpoint")
 
 
+def test_a_postgresql_store_without_its_driver_says_which_extra_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """psycopg is the `postgres` extra: a runtime-only install asked for PostgreSQL says so."""
+    from pinchpoint.service.store import database
+
+    real = database.find_spec
+    monkeypatch.setattr(database, "find_spec", lambda n: None if n == "psycopg" else real(n))
+    with pytest.raises(StoreError, match=r"pip install 'pinchpoint\[postgres\]'"):
+        Store.open("postgresql://postgres@127.0.0.1/pinchpoint")
+
+
 def test_a_sqlite_store_makes_its_directory_and_uses_wal(tmp_path: Path) -> None:
     path = tmp_path / "data" / "deeper" / "pinchpoint.db"
     with Store.open(f"sqlite:///{path}") as opened:

@@ -8,6 +8,7 @@ const ROUTES = [
   [/^\/$/, "overview", "Overview"],
   [/^\/topology$/, "topology", "Topology"],
   [/^\/enclosures(?:\/(?<id>[^/]+))?$/, "enclosure", "Enclosure"],
+  [/^\/networks$/, "networks", "Storage networks"],
   [/^\/latency$/, "latency", "Latency"],
   [/^\/findings$/, "findings", "Findings"],
   [/^\/reports$/, "reports", "Reports"],

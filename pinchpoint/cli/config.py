@@ -1,0 +1,106 @@
+"""`pinchpoint config show`: the configuration in force — which file (and why that one), every
+service setting with where it came from, and the rules whose settings the file changes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from pinchpoint.cli.console import fail, output_console
+from pinchpoint.cli.options import ConfigOption
+
+config_app = typer.Typer(
+    name="config",
+    help="The configuration in force: `pinchpoint config show`.",
+    no_args_is_help=True,
+)
+
+
+def effective_configuration(config_file: Path | None) -> dict[str, Any]:
+    """The configuration in force as plain data: the file, the search order, the service
+    settings with their origins (tokens never shown), the rules the file changes, the mutes."""
+    from pinchpoint.rules.catalog import CATALOG
+    from pinchpoint.rules.config import (
+        ConfigError,
+        config_file_choice,
+        config_search_path,
+        load_config,
+    )
+    from pinchpoint.service.settings import SettingsError, load_settings, settings_origins
+
+    try:
+        settings = load_settings(config_file)
+        origins = settings_origins(config_file)
+        rules = load_config(settings.config_file, CATALOG)
+    except (SettingsError, ConfigError) as err:
+        raise fail(str(err)) from None
+    choice = config_file_choice(config_file)
+    values = settings.model_dump(mode="json")
+    for name in ("read_token", "admin_token", "push_token"):
+        if values.get(name) is not None:
+            values[name] = "(set)"
+    values["data_dir"] = str(settings.resolved_data_dir())
+    values["database_url"] = settings.resolved_database_url()
+    changed = {
+        rule_id: {
+            "enabled": one.enabled,
+            "severity": one.severity.value if one.severity else None,
+            "thresholds": one.thresholds,
+            "overrides": len(one.overrides),
+        }
+        for rule_id, one in sorted(rules.rules.items())
+    }
+    values["webhooks"] = len(settings.webhooks)  # their URLs may carry credentials
+    service: dict[str, dict[str, Any]] = {}
+    for name, value in values.items():
+        if isinstance(value, dict):  # a table of its own (schedule): one line per key
+            for key, inner in value.items():
+                dotted = f"{name}.{key}"
+                service[dotted] = {"value": inner, "from": origins.get(dotted, "default")}
+        else:
+            service[name] = {"value": value, "from": origins[name]}
+    searched = [str(path) for path, _origin in config_search_path()]
+    return {
+        "file": str(choice.path) if choice.path else None,
+        "file_origin": choice.origin,
+        "search_order": ["--config", "$PINCHPOINT_CONFIG", *searched],
+        "service": service,
+        "rules": changed,
+        "slower_than_ms": rules.slower_than_ms,
+        "mutes": len(rules.mutes),
+    }
+
+
+@config_app.command("show")
+def show(
+    config_file: ConfigOption = None,
+    output_format: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
+    as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+) -> None:
+    """Print the settings in force and where each came from.
+
+    Examples:
+
+        pinchpoint config show
+        pinchpoint config show --config /etc/pinchpoint/pinchpoint.toml --format json
+    """
+    chosen = "json" if as_json else output_format
+    if chosen not in ("table", "json"):
+        raise fail(f"--format {output_format}: use table or json")
+    facts = effective_configuration(config_file)
+    console = output_console()
+    if chosen == "json":
+        console.print_json(json.dumps(facts))
+        return
+    from pinchpoint.cli.config_view import configuration_tables
+
+    for renderable in configuration_tables(facts):
+        console.print(renderable)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `config` to the `pinchpoint` command."""
+    app.add_typer(config_app, name="config")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -327,15 +327,22 @@ def health_table(inventory: Inventory) -> RenderableType | None:
     return table
 
 
-def zfs_table(inventory: Inventory) -> Table | None:
+def zfs_table(inventory: Inventory) -> RenderableType | None:
+    """The pools, then the vdev queue parameters one a row."""
     zfs = inventory.zfs
     if not zfs.pools and not zfs.vdev_queue_parameters:
         return None
-    params = ", ".join(f"{k}={v}" for k, v in sorted(zfs.vdev_queue_parameters.items()))
-    table = _table(f"ZFS {zfs.module_version or ''}  {params}".strip(), "pool", "state", "vdevs")
+    table = _table(f"ZFS {zfs.module_version or ''}".strip(), "pool", "state", "vdevs")
     for pool in zfs.pools:
         table.add_row(pool.name, pool.state or "—", str(len(pool.vdevs)))
-    return table
+    if not zfs.vdev_queue_parameters:
+        return table
+    # one parameter a row: squeezed into the title they were cut mid-name at any width
+    params = _table("ZFS vdev queue parameters", "parameter", "value")
+    params.columns[0].overflow = "fold"
+    for name, value in sorted(zfs.vdev_queue_parameters.items()):
+        params.add_row(name, str(value))
+    return Group(table, params) if zfs.pools else params
 
 
 def host_tables(inventory: Inventory) -> list[RenderableType]:

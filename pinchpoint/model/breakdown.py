@@ -68,7 +68,10 @@ class GroupFigures(BaseModel):
     queue_vs_peers: float | None = None  # queue_per_member ÷ the median of its level
     await_ms: float | None = None
     util_pct: float | None = None  # mean %util of the measured members' devices
-    histogram: LatencyHistogram | None = None
+    histogram: LatencyHistogram | None = None  # every kind of the family merged (read + write)
+    # the same kept apart by kind (read, write), when the breakdown was asked for them (the
+    # sampler stores them so that a heat map says which it draws); not in the JSON
+    histograms: dict[HistogramKind, LatencyHistogram] = Field(default_factory=dict, exclude=True)
     p99_ms: float | None = None
     share_slower: float | None = None  # 0.0–1.0 of I/Os slower than the breakdown's threshold
     slower_basis: SlowerBasis = SlowerBasis.NO_FIGURES

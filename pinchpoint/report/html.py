@@ -13,6 +13,7 @@ from pinchpoint.report.words import (
     latency_line,
     mute_text,
     muted,
+    simulated_line,
     status_line,
 )
 
@@ -40,5 +41,6 @@ def report_html(report: Report) -> str:
         muted=muted(report),
         worst=report.worst(),
         partial=report.status_reasons,
+        simulated=simulated_line(report),
         latency=latency_line(report),
     )

@@ -11,6 +11,7 @@ from pinchpoint.report.words import (
     latency_line,
     mute_text,
     muted,
+    simulated_line,
     status_line,
     verdict,
 )
@@ -48,6 +49,9 @@ def report_markdown(report: Report) -> str:
         f"Generated {report.generated_at:%Y-%m-%d %H:%M:%S %Z}. {status_line(report)}.",
         "",
     ]
+    simulated = simulated_line(report)
+    if simulated is not None:
+        lines[1:1] = ["", f"**{simulated.upper()}.**"]
     latency = latency_line(report)
     if latency is not None:
         lines += [f"{latency[0].upper()}{latency[1:]}.", ""]

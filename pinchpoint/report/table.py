@@ -17,6 +17,7 @@ from pinchpoint.report.words import (
     latency_line,
     mute_text,
     muted,
+    simulated_line,
     status_line,
     verdict,
 )
@@ -58,6 +59,9 @@ def report_view(report: Report) -> Group:
     title = Text(f"pinchpoint check — {host_name(report)}", style="bold")
     title.append(f"   {report.generated_at:%Y-%m-%d %H:%M:%S %Z}", style="dim")
     parts.append(title)
+    simulated = simulated_line(report)
+    if simulated is not None:
+        parts.append(Text(simulated.upper(), style="bold magenta"))
     parts.append(Text(status_line(report)))
     latency = latency_line(report)
     if latency is not None:

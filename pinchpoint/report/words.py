@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pinchpoint.model.findings import Fact, Finding, Mute, Report, ReportStatus, Severity
+from pinchpoint.model.inventory import SourceKind
 from pinchpoint.report.summary import findings_summary
 
 SEVERITY_ORDER = (Severity.CRITICAL, Severity.WARNING, Severity.INFO)
@@ -72,6 +73,14 @@ def verdict(report: Report) -> str | None:
     if report.status is ReportStatus.OK:
         return "OK: no findings"
     return None
+
+
+SIMULATED = "simulated host: the bundled demo (field case 1), not a machine that was read"
+
+
+def simulated_line(report: Report) -> str | None:
+    """What every rendering says first about the demo: its host is imagined, not read."""
+    return SIMULATED if report.host.source is SourceKind.DEMO else None
 
 
 def latency_line(report: Report) -> str | None:

@@ -31,14 +31,13 @@ from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.latency_recording import BlockRecording
 from pinchpoint.model.latency_source import AVERAGES_ONLY, LatencySourceKind
 from pinchpoint.model.stats import (
-    HistogramKind,
     ImportedStats,
     IntervalFigures,
     Metric,
 )
 from pinchpoint.service.store import Store
 from pinchpoint.service.target import HostTarget
-from pinchpoint.stats.aggregate import breakdown, histogram_family
+from pinchpoint.stats.aggregate import breakdown
 from pinchpoint.stats.gather import gather_statistics
 from pinchpoint.stats.iostat import table_series_figures
 from pinchpoint.stats.recorded import recording_delta
@@ -60,6 +59,8 @@ STORED_LEVELS = (
     GroupLevel.HBA,
     GroupLevel.CONTROLLER_PORT,
     GroupLevel.CONTROLLER,
+    GroupLevel.FC_PORT,
+    GroupLevel.FC_ADAPTER,
 )
 SAMPLED_LEVELS = (GroupLevel.DISK, GroupLevel.LUN, *STORED_LEVELS)
 
@@ -275,13 +276,13 @@ class StatsSampler:
         host: str | None = None,
     ) -> int:
         """Group `interval` along the hierarchy and add a point per entity at `now`."""
-        kind = next(iter(histogram_family(imports)), HistogramKind.READ)
         grouped = breakdown(
             inventory,
             levels=SAMPLED_LEVELS,
             intervals=[interval],
             imports=imports,
             slower_than_s=self.slower_than_s,
+            by_kind=True,  # read and write apart: each stored under what it is
         )
         stored = []
         host = host or inventory.host.hostname or ""
@@ -294,12 +295,15 @@ class StatsSampler:
                     histograms = {}
                     if group.histogram is not None:
                         ios = group.iops * interval.interval_s
-                        # a replayed histogram is scaled to the interval's I/Os; a recorded
-                        # one holds exactly the interval's own
+                        # a replayed histogram is scaled to the interval's I/Os (each kind
+                        # keeping its share); a recorded one holds exactly the interval's own
                         replay = imports and self.source.replayed
-                        fitted = scaled(group.histogram, ios) if replay else group.histogram
-                        if fitted is not None:
-                            histograms[kind] = fitted
+                        whole = group.histogram.count
+                        for kind, own in group.histograms.items():
+                            share = ios * own.count / whole if whole else 0.0
+                            fitted = scaled(own, share) if replay else own
+                            if fitted is not None:
+                                histograms[kind] = fitted
                     point_values = _values(group)
                     if level.level in (GroupLevel.DISK, GroupLevel.LUN):
                         self.members.add(

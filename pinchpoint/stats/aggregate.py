@@ -206,14 +206,17 @@ def imported_loads(entity: EntityStats, notes: list[str]) -> DeviceLoad | None:
 def histogram_family(imports: Sequence[ImportedStats]) -> tuple[HistogramKind, ...]:
     """The best family of histogram kinds that any imported entity carries (none: empty).
     Per-I/O latency recorded in the kernel comes first: every disk's own requests, timed in
-    the block layer, where ZFS's histograms add its own queues and cover only pool disks."""
-    present = {kind for i in imports for e in i.entities for kind in e.histograms}
+    the block layer, where ZFS's histograms add its own queues and cover only pool disks.
+    An empty histogram (a write-only load's reads) is no kind carried: it would name the
+    columns after reads there were none of."""
+    present = {k for i in imports for e in i.entities for k, h in e.histograms.items() if h.count}
     recorded = {
         kind
         for i in imports
         if i.kind is ImportKind.EBPF
         for e in i.entities
-        for kind in e.histograms
+        for kind, histogram in e.histograms.items()
+        if histogram.count
     }
     families: tuple[tuple[HistogramKind, ...], ...] = HISTOGRAM_FAMILIES
     if recorded.intersection(RECORDED_FAMILY):
@@ -233,6 +236,8 @@ class _Measured:
         self.devices: list[tuple[Attachment, DeviceLoad]] = []
         self.devices_of: dict[str, list[tuple[Attachment, DeviceLoad]]] = {}  # by entity id
         self.histograms: dict[str, LatencyHistogram] = {}
+        # by entity id, each kind apart; None unless the breakdown keeps kinds apart
+        self.kinds: dict[str, dict[HistogramKind, LatencyHistogram]] | None = None
         self.standalone: list[GroupFigures] = []
         self.unmatched: list[str] = []
         self._attached: dict[str, Attachment | None] = {}
@@ -255,7 +260,9 @@ class _Measured:
             self.devices_of.setdefault(found.entity_id, []).append((found, load))
         return True
 
-    def add_histogram(self, name: str, histogram: LatencyHistogram) -> bool:
+    def add_histogram(
+        self, name: str, histogram: LatencyHistogram, kind: HistogramKind | None = None
+    ) -> bool:
         found = self.attach(name)
         if found is None:
             self.unmatched.append(name)
@@ -264,6 +271,11 @@ class _Measured:
         if mine is None:
             mine = self.histograms[found.entity_id] = LatencyHistogram()
         mine.merge_from(histogram)
+        if self.kinds is not None and kind is not None:
+            # kept as given (never changed: a second one of the kind makes a new merge)
+            own = self.kinds.setdefault(found.entity_id, {})
+            before = own.get(kind)
+            own[kind] = histogram if before is None else merged((before, histogram))
         return True
 
     def entity_devices(self, entity_id: str) -> list[tuple[Attachment, DeviceLoad]]:
@@ -282,8 +294,10 @@ def _group(
     devices: Iterable[tuple[Attachment, DeviceLoad]],
     histograms: dict[str, LatencyHistogram],
     slower_than_s: float,
+    kinds: dict[str, dict[HistogramKind, LatencyHistogram]] | None = None,
 ) -> GroupFigures:
-    """One group's figures from the devices that carry its load and its members' histograms.
+    """One group's figures from the devices that carry its load and its members' histograms
+    (and, given `kinds`, the members' histograms merged kind by kind).
 
     Sums in plain locals and builds the model once: setting a pydantic field per device costs
     more than the arithmetic."""
@@ -319,6 +333,13 @@ def _group(
         found["p99_ms"] = None if p99 is None else p99 * 1000
         found["share_slower"] = together.share_above(slower_than_s)
         found["slower_basis"] = SlowerBasis.HISTOGRAMS
+        if kinds is not None:  # `merged` per kind: its fast path, not a merge_from per member
+            own = [kinds[m] for m in member_ids if m in kinds]
+            by_kind = {
+                kind: merged(h[kind] for h in own if kind in h)
+                for kind in {kind for h in own for kind in h}
+            }
+            found["histograms"] = {k: h for k, h in by_kind.items() if not h.empty}
     return GroupFigures(
         level=level,
         id=group_id,
@@ -385,6 +406,7 @@ class _Levels:
             devices,
             self.measured.histograms,
             self.slower_than_s,
+            self.measured.kinds,
         )
 
     def by_entities(self, member_ids: list[str]) -> list[tuple[Attachment, DeviceLoad]]:
@@ -685,14 +707,18 @@ def breakdown(
     imports: Sequence[ImportedStats] = (),
     slower_than_s: float = DEFAULT_SLOWER_THAN_S,
     net_intervals: Sequence[NetDevInterval] = (),
+    by_kind: bool = False,
 ) -> Breakdown:
     """The host's statistics grouped at each of `levels`: diskstats intervals (all of them,
     I/O counts summed) and imported series and histograms, attached to `inventory`; the NIC
-    and bond levels from the `/proc/net/dev` intervals `net_intervals`."""
+    and bond levels from the `/proc/net/dev` intervals `net_intervals`. `by_kind`: each group
+    also keeps its histograms kind by kind (read apart from write), as a heat map labels them."""
     result = Breakdown(slower_than_ms=slower_than_s * 1000)
     result.network = network_breakdown(inventory.network, levels, net_intervals, result.notes)
     levels = [level for level in levels if level not in LINK_LEVELS]
     measured = _Measured(inventory)
+    if by_kind:
+        measured.kinds = {}
     loads = device_loads(intervals, result.notes)
     result.intervals = sum(1 for i in intervals if i.interval_s > 0 and math.isfinite(i.interval_s))
     result.measured_s = sum(i.interval_s for i in intervals if i.interval_s > 0)
@@ -718,12 +744,12 @@ def breakdown(
                     "its imported figures are left out"
                 )
                 load = None
-            chosen = [h for kind, h in entity.histograms.items() if kind in family]
+            chosen = [(kind, h) for kind, h in entity.histograms.items() if kind in family]
             attached = True
             if load is not None:
                 attached = measured.add_load(entity.name, load)
-            for histogram in chosen:
-                attached = measured.add_histogram(entity.name, histogram) and attached
+            for kind, histogram in chosen:
+                attached = measured.add_histogram(entity.name, histogram, kind) and attached
             if not attached and (load is not None or chosen):
                 measured.standalone.append(
                     _standalone(entity.name, load, entity.histograms, family, slower_than_s)

@@ -221,6 +221,8 @@ def test_histograms_give_p99_and_the_share_slower_than_the_threshold() -> None:
 def test_histogram_families_prefer_the_whole_latency() -> None:
     assert histogram_family([]) == ()
     assert histogram_family([zpool_histograms()])[0] is HistogramKind.TOTAL_WAIT_READ
+    written = LatencyHistogram()
+    written.record_seconds(0.004, 10)
     fio = ImportedStats(
         kind=ImportKind.FIO_JSON,
         source_name="fio.json",
@@ -228,11 +230,14 @@ def test_histogram_families_prefer_the_whole_latency() -> None:
             EntityStats(
                 name="job",
                 kind=StatsEntityKind.JOB,
-                histograms={HistogramKind.WRITE: LatencyHistogram()},
+                histograms={HistogramKind.WRITE: written, HistogramKind.READ: LatencyHistogram()},
             )
         ],
     )
+    # a write-only job: its empty read histogram names nothing (issue 18: "read" on writes)
     assert histogram_family([fio]) == (HistogramKind.WRITE,)
+    fio.entities[0].histograms[HistogramKind.WRITE] = LatencyHistogram()
+    assert histogram_family([fio]) == ()
 
 
 def test_a_windows_host_without_inventory_stands_alone() -> None:

@@ -298,8 +298,9 @@ def test_an_unknown_enclosure_gets_a_clear_message(visit: Visit) -> None:
 def test_the_overview_chart_says_it_counts_each_reports_findings(
     visit: Visit, web_server: Server
 ) -> None:
-    """The tiles count open findings (raised after N sweeps); the chart counts what each report
-    found, pending ones included: its title says so, and its last bar is the newest report's."""
+    """The chart counts what each report found (not muted), pending ones included: its title
+    says so, and its last bar is the newest report's — the tiles' count too (issue 18; the
+    tiles and the chart agreeing on a SAN host: tests/web/test_latency_levels.py)."""
     page = visit.open("/")
     expect(page.locator("#ov-trend")).to_have_text("Findings in each report")
     with web_server.client() as client:

@@ -13,7 +13,7 @@ from playwright.sync_api import Browser, expect
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.service.settings import TargetKind
 from pinchpoint.simulator import load_spec, write_snapshot
-from tests.web.conftest import LAPTOP, QUIET, Server, Visit, start_web_server, visit_on
+from tests.web.conftest import LAPTOP, QUIET, TABLET, Server, Visit, start_web_server, visit_on
 
 pytestmark = pytest.mark.browser
 
@@ -60,3 +60,18 @@ def test_the_reports_list_marks_the_report_partial_not_clean(vm_visit: Visit) ->
 def test_the_demo_overview_has_no_partial_callout(visit: Visit) -> None:
     page = visit.open("/")
     expect(page.locator('[data-slot="coverage"] [data-status="partial"]')).to_have_count(0)
+
+
+def test_the_partial_callout_reads_the_same_at_tablet_size(
+    browser: Browser, vm_server: Server
+) -> None:
+    """The second window size of issue 18: the same words, nothing wider than the window."""
+    for visit in visit_on(browser, vm_server, TABLET):
+        page = visit.open("/")
+        visit.screenshot("overview-partial-tablet")
+        callout = page.locator('[data-slot="coverage"] [data-status="partial"]')
+        expect(callout).to_be_visible()
+        expect(callout).to_contain_text(f"of {len(CATALOG)} rules could not run")
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0
+        assert visit.console_errors == [] and visit.page_errors == []

@@ -3,6 +3,7 @@ statistics files posted in the importers' formats."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
@@ -28,7 +29,7 @@ from pinchpoint.api.views.stats import (
 )
 from pinchpoint.checks.parse.json_text import JsonTooDeepError, loads_bounded
 from pinchpoint.model.breakdown import GroupLevel
-from pinchpoint.model.stats import ImportKind
+from pinchpoint.model.stats import HistogramKind, ImportKind
 from pinchpoint.service.runtime import HostView, Service
 
 router = APIRouter(prefix="/v1", tags=["statistics"])
@@ -65,12 +66,15 @@ def _stats_body(
     by: GroupLevel | None,
     span: tuple[datetime, datetime],
     page: tuple[int, int],
+    kinds: Sequence[HistogramKind] = (),
 ) -> bytes:
     """The JSON of one page of series (run on a worker thread, holding a heavy slot)."""
     start, end = span
     offset, limit = page
     try:
-        total, series = series_views(service, view, host, entity, by, start, end, offset, limit)
+        total, series = series_views(
+            service, view, host, entity, by, start, end, offset, limit, kinds
+        )
     except LookupError as err:
         raise ProblemError(404, "not-found", str(err)) from None
     own = host == (view.inventory.host.hostname if view.inventory else None) or not host
@@ -113,6 +117,17 @@ async def get_stats(
         int, Query(ge=1, le=MAX_SERIES, description="Series per page (the groups of `by`)")
     ] = DEFAULT_SERIES,
     offset: Annotated[int, Query(ge=0, le=2**31, description="First series of the page")] = 0,
+    kind: Annotated[
+        list[HistogramKind] | None,
+        Query(
+            max_length=len(HistogramKind),
+            description="The latency histograms to draw, merged (repeat for several: "
+            "`kind=total_wait/read&kind=total_wait/write`); default: the best family the "
+            "points carry (total wait, else read/write latency, else device time), read and "
+            "write together. Each series says what it drew (`latency`) and what it has "
+            "(`kinds_available`)",
+        ),
+    ] = None,
 ) -> Response:
     """Points of the chosen entities over [from, to) (at most 366 days, ending at `to`):
     load, queue, mean latency, a latency histogram per point (heat map rows) and percentile
@@ -131,7 +146,15 @@ async def get_stats(
             raise ProblemError(404, "not-found", "no inventory yet")
         host_name = host or view.report.host.hostname or ""
         body = await run_in_threadpool(
-            _stats_body, service, view, host_name, entity, by, (start, end), (offset, limit)
+            _stats_body,
+            service,
+            view,
+            host_name,
+            entity,
+            by,
+            (start, end),
+            (offset, limit),
+            kind or (),
         )
     return Response(body, media_type="application/json")
 

@@ -22,6 +22,7 @@ from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.stats import HistogramKind, ImportKind, Metric
 from pinchpoint.stats.aggregate import breakdown
 from pinchpoint.stats.attach import attach_names
+from pinchpoint.stats.latency_kinds import chosen_histogram, latency_choices, latency_label
 from pinchpoint.stats.series import SeriesPoint, SeriesQuery, new_point
 
 if TYPE_CHECKING:
@@ -43,11 +44,21 @@ class PointView(BaseModel):
     covered_s: float
     values: dict[Metric, float] = Field(default_factory=dict)
     maxima: dict[Metric, float] = Field(default_factory=dict)
-    histogram_kind: HistogramKind | None = None
+    # which histograms the row merges (read and write of one family unless `kind` chose) and
+    # that in words: "read + write · total wait (queue + device)"
+    histogram_kinds: list[HistogramKind] = Field(default_factory=list)
+    latency: str = ""
     # heat-map row: [low_s, high_s (None: open-ended), count] per non-empty bucket
     histogram: list[tuple[float, float | None, int]] = Field(default_factory=list)
     ios: int = 0  # I/Os the histogram holds
     percentiles_ms: dict[str, float | None] = Field(default_factory=dict)
+
+
+class LatencyChoice(BaseModel):
+    """Histograms a heat map can draw (the `kind` values to ask for) and their words."""
+
+    kinds: list[HistogramKind]
+    label: str
 
 
 class SeriesView(BaseModel):
@@ -56,6 +67,15 @@ class SeriesView(BaseModel):
     level: GroupLevel | None
     resolution_s: int | None
     summed_from_members: int = 0  # members summed on the fly (0: the entity's own series)
+    latency: str = Field(
+        default="", description="What the points' histograms hold, in words (see `kind`)"
+    )
+    kinds_available: list[HistogramKind] = Field(
+        default_factory=list, description="The histogram kinds the points carry (`kind` choices)"
+    )
+    latency_choices: list[LatencyChoice] = Field(
+        default_factory=list, description="What can be drawn from them, in words (a selector)"
+    )
     points: list[PointView] = Field(default_factory=list)
 
 
@@ -83,16 +103,18 @@ class StatsImportResult(BaseModel):
     problems: list[str] = Field(default_factory=list)
 
 
-def point_view(point: SeriesPoint) -> PointView:
-    """A point with its first histogram as heat-map buckets and percentiles."""
-    kind, histogram = next(iter(point.histograms.items()), (None, None))
+def point_view(point: SeriesPoint, kinds: Sequence[HistogramKind] = ()) -> PointView:
+    """A point with its histograms of `kinds` (default: the best family, read and write
+    merged) as heat-map buckets and percentiles, labelled with what they hold."""
+    drawn, histogram = chosen_histogram(point.histograms, kinds)
     view = PointView(
         start=point.start,
         resolution_s=point.resolution_s,
         covered_s=point.covered_s,
         values={m: round(v, 6) for m, v in point.values.items()},
         maxima={m: round(v, 6) for m, v in point.maxima.items()},
-        histogram_kind=kind,
+        histogram_kinds=list(drawn),
+        latency=latency_label(drawn),
     )
     if histogram is not None and not histogram.empty:
         view.histogram = [(b.low_s, b.high_s, b.count) for b in histogram.buckets() if b.count]
@@ -132,7 +154,12 @@ _LEVELS = (
     GroupLevel.HBA,
     GroupLevel.CONTROLLER_PORT,
     GroupLevel.CONTROLLER,
+    GroupLevel.FC_PORT,
+    GroupLevel.FC_ADAPTER,
 )
+# Groups whose members' series do not add up to their own: a LUN's I/O is split across the FC
+# ports its paths use, so the sum of an FC port's LUNs counts the other ports' share too.
+_NOT_SUMMED = (GroupLevel.FC_PORT, GroupLevel.FC_ADAPTER)
 
 
 class _Hierarchy:
@@ -143,6 +170,8 @@ class _Hierarchy:
         grouped = breakdown(inventory, levels=levels)
         self.levels = {lb.level: lb.groups for lb in grouped.levels}
         self.groups = {g.id: (lb.level, g) for lb in grouped.levels for g in lb.groups}
+        # an FC adapter's ports are its own (the LUNs behind them are shared by every port)
+        self.ports_of = {a.id: list(a.port_ids) for a in inventory.fc.adapters}
 
     def describe(self, entity: str) -> tuple[GroupLevel | None, str, list[str]]:
         """The level, name and member disk ids of `entity`."""
@@ -160,6 +189,9 @@ class _Hierarchy:
             return [(g.id, g.name) for g in wanted]
         if entity not in self.groups:
             raise LookupError(f"no entity {entity!r} with statistics in the inventory")
+        if level is GroupLevel.FC_PORT and entity in self.ports_of:
+            ports = set(self.ports_of[entity])
+            return [(g.id, g.name) for g in wanted if g.id in ports]
         inside = set(self.groups[entity][1].member_ids)
         return [(g.id, g.name) for g in wanted if inside.intersection(g.member_ids)]
 
@@ -203,9 +235,10 @@ def series_views(
     end: datetime,
     offset: int = 0,
     limit: int = DEFAULT_SERIES,
+    kinds: Sequence[HistogramKind] = (),
 ) -> tuple[int, list[SeriesView]]:
     """The series `GET /v1/stats` answers with: how many there are in all, and the page of
-    `limit` of them from `offset`."""
+    `limit` of them from `offset`; their histograms of `kinds` (default: the best family)."""
     hierarchy = _hierarchy(view, by)
     if by is None:
         assert entity is not None
@@ -217,7 +250,7 @@ def series_views(
         own = _own_points(service, host, target_id, level, start, end)
         series = SeriesView(entity=target_id, name=name, level=level, resolution_s=own.resolution_s)
         points = own.points
-        if not points and level not in MEMBER_LEVELS:
+        if not points and level not in (*MEMBER_LEVELS, *_NOT_SUMMED):
             member_ids = hierarchy.describe(target_id)[2]
             parts = [
                 _own_points(service, host, m, GroupLevel.DISK, start, end).points
@@ -226,7 +259,14 @@ def series_views(
             points = summed([p for p in parts if p])
             series.summed_from_members = sum(1 for p in parts if p)
             series.resolution_s = points[0].resolution_s if points else None
-        series.points = [point_view(p) for p in points]
+        series.points = [point_view(p, kinds) for p in points]
+        available = {k for p in points for k, h in p.histograms.items() if not h.empty}
+        series.kinds_available = sorted(available, key=list(HistogramKind).index)
+        series.latency_choices = [
+            LatencyChoice(kinds=list(c), label=latency_label(c)) for c in latency_choices(available)
+        ]
+        drawn = dict.fromkeys(k for p in series.points for k in p.histogram_kinds)
+        series.latency = latency_label(sorted(drawn, key=list(HistogramKind).index))
         views.append(series)
     return len(targets), views
 

@@ -12,13 +12,13 @@ from typing import Any
 
 from rich.console import Group
 from rich.live import Live
-from rich.table import Table
 from rich.text import Text
 
 from pinchpoint.checks.collect.diskstats import LiveSampler, read_sample_series
 from pinchpoint.checks.parse.diskstats import DISKSTATS
 from pinchpoint.checks.source import open_snapshot
 from pinchpoint.cli.console import fail, located, output_console
+from pinchpoint.cli.fitted import FittedTable
 from pinchpoint.model.problems import ProblemKind
 from pinchpoint.model.stats import DeviceFigures, DiskstatsSample, IntervalFigures
 from pinchpoint.stats.iostat import (
@@ -106,17 +106,19 @@ def figures_json(figures: IntervalFigures, devices: list[DeviceFigures]) -> dict
     }
 
 
-def figures_table(title: str, devices: list[DeviceFigures]) -> Table:
-    """An iostat-like table; discard and flush columns only where some device has them."""
-    table = Table(title=title, title_justify="left", box=None, pad_edge=False)
-    table.add_column("Device", no_wrap=True)
+def figures_table(title: str, devices: list[DeviceFigures]) -> FittedTable:
+    """An iostat-like table; discard and flush columns only where some device has them. On a
+    narrow terminal the columns continue in a second table rather than being cut."""
     columns = [
         (heading, field)
         for heading, field, when in _COLUMNS
         if when is None or any(getattr(d, when) for d in devices)
     ]
-    for heading, _field in columns:
-        table.add_column(heading, justify="right", no_wrap=True)
+    table = FittedTable(
+        title,
+        [("Device", "left"), *((heading, "right") for heading, _ in columns)],
+        table={"box": None, "pad_edge": False},
+    )
     for device in devices:
         cells = [f"{getattr(device, field):.2f}" for _heading, field in columns]
         name = f"{device.device} (reset)" if device.reset else device.device
@@ -126,7 +128,7 @@ def figures_table(title: str, devices: list[DeviceFigures]) -> Table:
 
 def _report(figures: IntervalFigures, title: str, *, everything: bool, partitions: bool) -> Group:
     devices = shown_devices(figures, everything=everything, partitions=partitions)
-    parts: list[Table | Text] = []
+    parts: list[FittedTable | Text] = []
     if figures.interval_s > 0:
         parts.append(figures_table(f"{title} — {figures.interval_s:.2f} s", devices))
         if not devices:
@@ -219,7 +221,7 @@ def watch_report(
 
 
 def _watch_report(figures: IntervalFigures, title: str) -> Group:
-    parts: list[Table | Text] = [
+    parts: list[FittedTable | Text] = [
         figures_table(f"{title} — {figures.interval_s:.2f} s", figures.devices)
     ]
     if not figures.devices:

@@ -6,12 +6,12 @@ import sys
 from pathlib import Path
 
 from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 
 from pinchpoint.checks.collect.imports import import_stats
 from pinchpoint.checks.parse.importers import StatsImportError
 from pinchpoint.cli.console import fail, output_console
+from pinchpoint.cli.fitted import FittedTable
 from pinchpoint.model.histogram import LatencyHistogram
 from pinchpoint.model.stats import EntityStats, ImportedStats, ImportKind, Metric
 from pinchpoint.text import json_printable
@@ -61,35 +61,41 @@ def summary_view(imported: ImportedStats) -> Group:
     title = f"{imported.source_name}: {imported.kind.value}"
     if imported.host:
         title += f" from {imported.host}"
-    table = Table(title=title, title_justify="left")
-    table.add_column("entity")
-    table.add_column("kind")
-    table.add_column("points", justify="right")
-    table.add_column("span")
     shown = [
         m for m in KEY_METRICS if any(m in p.values for e in imported.entities for p in e.points)
     ]
-    for metric in shown:
-        table.add_column(f"{metric.value}\nmean / max", justify="right")
-    table.add_column("histograms")
+    # a narrow terminal continues the columns in a second table (the entity repeated) rather
+    # than cutting names and numbers to "…"; histograms are lines of their own below
+    table = FittedTable(
+        title,
+        [
+            ("entity", "left"),
+            ("kind", "left"),
+            ("points", "right"),
+            ("span", "left"),
+            *((f"{metric.value}\nmean / max", "right") for metric in shown),
+        ],
+    )
+    histograms: list[Text] = []
     for entity in imported.entities:
         name = entity.name if entity.parent is None else f"{entity.name}\n  in {entity.parent}"
-        histograms = "\n".join(
-            f"{kind.value}: {_histogram_cell(h)}" for kind, h in entity.histograms.items()
-        )
         table.add_row(
             name,
             entity.kind.value,
             str(len(entity.points)),
             _span(entity),
             *(_mean_max(entity, m) for m in shown),
-            histograms,
         )
+        for kind, histogram in entity.histograms.items():
+            line = f"{entity.name} {kind.value}: {_histogram_cell(histogram)}"
+            histograms.append(Text(line, overflow="fold"))
+    if histograms:
+        histograms.insert(0, Text("histograms:", style="bold"))
     notes = [Text(f"note: {p}", style="yellow") for p in imported.problems]
     skipped = imported.skipped.summary()
     if skipped:
         notes.append(Text(f"skipped: {skipped}", style="yellow"))
-    return Group(table, *notes)
+    return Group(table, *histograms, *notes)
 
 
 def import_report(

@@ -148,7 +148,9 @@ function drawFindings(element, findings) {
 function bayState(s) {
   if (!s.occupied) return ["empty", "○ empty"];
   if (s.fault) return ["fault", "✖ FAULT"];
-  if (s.hba_ports != null && s.hba_ports < s.hba_ports_expected) return ["degraded", `▲ ${s.status || "OK"}`];
+  // a warning glyph says what is wrong: the disk answers (its SES status may well be OK) but
+  // through fewer paths than expected
+  if (s.hba_ports != null && s.hba_ports < s.hba_ports_expected) return ["degraded", "▲ missing path"];
   return ["ok", `✔ ${s.status || "OK"}`];
 }
 

@@ -42,6 +42,7 @@ export async function render(root, { query, navigate }) {
   const byId = new Map(entities.map((e) => [e.id, e]));
   const range = Number(query.get("range")) || 3600;
   const zoom = Number(query.get("zoom")) || 0;
+  const kind = query.get("kind") || "";
   let entityId = query.get("entity");
   if (!entityId) {
     const enclosures = entities.filter((e) => e.level === "enclosure");
@@ -55,15 +56,17 @@ export async function render(root, { query, navigate }) {
   const trail = (query.get("trail") || "").split(",").filter(Boolean);
   const entity = byId.get(entityId) || { id: entityId, name: entityId, level: entityId.startsWith("disk:") ? "disk" : "enclosure" };
   const go = (changes) => {
-    const next = new URLSearchParams({ entity: entityId, range, zoom, trail: trail.join(",") });
+    const next = new URLSearchParams({ entity: entityId, range, zoom, kind, trail: trail.join(",") });
     for (const [key, value] of Object.entries(changes)) next.set(key, value);
     if (!next.get("trail")) next.delete("trail");
+    if (!next.get("kind")) next.delete("kind");
     navigate(`/latency?${next}`);
   };
   drawControls(root, entities, entity, range, zoom, go);
   const end = new Date();
   const start = new Date(end.getTime() - range * 1000);
-  const window = `from=${encodeURIComponent(start.toISOString())}&to=${encodeURIComponent(end.toISOString())}`;
+  const kinds = kind.split(",").filter(Boolean).map((k) => `&kind=${encodeURIComponent(k)}`).join("");
+  const window = `from=${encodeURIComponent(start.toISOString())}&to=${encodeURIComponent(end.toISOString())}${kinds}`;
   const memberLevel = MEMBER_LEVEL[entity.level];
   const [own, members] = await Promise.all([
     api(`/v1/stats?entity=${encodeURIComponent(entityId)}&${window}`),
@@ -72,7 +75,8 @@ export async function render(root, { query, navigate }) {
   const series = own.series[0];
   const name = series?.name || entity.name;
   drawCrumbs(slot(root, "crumbs"), trail, byId, name, go);
-  fill(slot(root, "heat-title"), `${name} (${LEVEL_NAMES[entity.level] || entity.level}) · ${series?.points[0]?.histogram_kind || "latency"}`);
+  drawKinds(slot(root, "kind"), series, kind, go);
+  fill(slot(root, "heat-title"), `${name} (${LEVEL_NAMES[entity.level] || entity.level}): ${series?.latency || "latency"}`);
   await drawHeatmap(root, series, zoom, own.latency_note);
   drawMembers(root, members, memberLevel, (member) => go({ entity: member.entity, trail: [...trail, entityId].join(",") }));
   root.dataset.ready = "true";
@@ -102,6 +106,20 @@ function drawControls(root, entities, entity, range, zoom, go) {
   zoomSelect.value = String(zoom);
   zoomSelect.addEventListener("change", () => go({ zoom: zoomSelect.value }));
   slot(root, "form").addEventListener("submit", (event) => event.preventDefault());
+}
+
+/** The latency choices the series offers (read and write, total wait or device time). */
+function drawKinds(select, series, kind, go) {
+  const choices = series?.latency_choices || [];
+  const options = [h("option", { value: "", selected: !kind }, choices.length ? `best there is (${choices[0].label})` : "best there is")];
+  for (const choice of choices) {
+    const value = choice.kinds.join(",");
+    options.push(h("option", { value, selected: value === kind }, choice.label));
+  }
+  if (kind && !choices.some((c) => c.kinds.join(",") === kind)) options.push(h("option", { value: kind, selected: true }, `${kind} (not in this range)`));
+  fill(select, options);
+  select.disabled = choices.length < 2 && !kind;
+  select.onchange = () => go({ kind: select.value });
 }
 
 function drawCrumbs(element, trail, byId, name, go) {

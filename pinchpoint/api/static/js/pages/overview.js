@@ -24,7 +24,7 @@ export async function render(root) {
     latest?.status === "partial" ? [" · ", badge("warning", "partial")] : null,
   );
   drawCoverage(slot(root, "coverage"), latest);
-  drawCounts(slot(root, "counts"), open.items, pending.total, muted.total);
+  drawCounts(slot(root, "counts"), history.items[0], open.items, pending.total, muted.total);
   drawSweep(slot(root, "sweep"), ready, history.items[0], latest);
   drawCollection(slot(root, "collection"), latest);
   drawNewest(slot(root, "newest"), [...open.items, ...pending.items]);
@@ -32,17 +32,30 @@ export async function render(root) {
   root.dataset.ready = "true";
 }
 
-function drawCounts(element, findings, pendingTotal, mutedTotal) {
-  const counts = Object.fromEntries(SEVERITIES.map((s) => [s, 0]));
-  for (const finding of findings) counts[finding.severity] += 1;
+/** A sweep's unmuted findings by severity: what the tiles and every bar of the chart count,
+ * so that the tiles and the chart's newest bar are one figure. */
+function sweepCounts(summary) {
+  return Object.fromEntries(SEVERITIES.map((s) => [s, summary?.findings?.[s] ?? 0]));
+}
+
+function drawCounts(element, latest, openFindings, pendingTotal, mutedTotal) {
+  const counts = sweepCounts(latest);
+  const open = Object.fromEntries(SEVERITIES.map((s) => [s, 0]));
+  for (const finding of openFindings) open[finding.severity] += 1;
   fill(
     element,
     SEVERITIES.map((severity) =>
       h(
         "a",
-        { class: `card ${severity}`, href: `/findings?state=open&severity=${severity}`, dataset: { severity } },
+        {
+          class: `card ${severity}`,
+          href: latest ? `/reports?view=${latest.id}` : `/findings?state=open&severity=${severity}`,
+          dataset: { severity, count: counts[severity] },
+          title: "Findings of the last sweep (not muted); open: raised after enough consecutive sweeps",
+        },
         h("div", { class: "n" }, number(counts[severity])),
-        h("div", { class: "label" }, badge(severity), " open"),
+        h("div", { class: "label" }, badge(severity), " in the last sweep"),
+        h("div", { class: "label", dataset: { open: open[severity] } }, `${number(open[severity])} open`),
       ),
     ),
     h(
@@ -165,7 +178,7 @@ async function drawTrend(element, summaries) {
       stack: "open",
       barMaxWidth: 18,
       itemStyle: { color: COLORS[severity] },
-      data: ordered.map((s) => s.findings[severity]),
+      data: ordered.map((s) => sweepCounts(s)[severity]),
     })),
   });
 }

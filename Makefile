@@ -48,6 +48,7 @@ test: system-deps database bpf lint typecheck pytest
 bench: $(STAMP)
 	$(BIN)/python bench/inventory_bench.py
 	$(BIN)/python bench/ebpf_overhead.py
+	$(BIN)/python bench/cli_start_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bpf/build

@@ -49,6 +49,9 @@ bench: $(STAMP)
 	$(BIN)/python bench/inventory_bench.py
 	$(BIN)/python bench/ebpf_overhead.py
 	$(BIN)/python bench/cli_start_bench.py
+	$(BIN)/python bench/check_bench.py
+	$(BIN)/python bench/inventory_reads_bench.py
+	$(BIN)/python bench/sampler_tick_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bpf/build

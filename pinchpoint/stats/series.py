@@ -199,7 +199,9 @@ def fold_into(
     total.covered_s += covered_s
     means, weights, maxima = total.values, total.weights, total.maxima
     for metric, value in clean.items():
-        weight = _weight(metric, clean, covered_s)
+        # `_weight`, inline: most metrics are weighted by time
+        counted_by = _WEIGHED_BY.get(metric)
+        weight = covered_s if counted_by is None else _weight(metric, clean, covered_s)
         before = means.get(metric)
         before_weight = weights.get(metric, 0.0)
         if before is None:

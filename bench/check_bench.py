@@ -191,7 +191,7 @@ def main() -> None:
             best = float("inf")
             for _ in range(3):
                 start = time.perf_counter()
-                _run(rule, context, Config())
+                _run(rule, context, Config(), {})
                 best = min(best, time.perf_counter() - start)
             costs.append((best, rule.id))
         slowest = ", ".join(f"{rid} {s * 1000:,.1f} ms" for s, rid in sorted(costs)[::-1][:6])

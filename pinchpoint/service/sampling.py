@@ -302,7 +302,7 @@ class StatsSampler:
                     stored.append((group.id, point))
             # compacted only when a point can have outlived its tier (not every second):
             # a point added now lives at least the finest tier's time
-            now_s = now.timestamp()
+            now_s = (now if now.tzinfo else now.replace(tzinfo=UTC)).timestamp()  # naive: UTC
             self._compact_at = min(self._compact_at, now_s + self.members.policy.tiers[0].keep_s)
             if now_s >= self._compact_at:
                 self.members.compact(now)

@@ -64,5 +64,10 @@ bench: $(STAMP)
 	$(BIN)/python bench/api_load_bench.py
 	$(BIN)/python bench/swap_pause_bench.py
 
+	$(BIN)/python bench/cli_start_bench.py
+	$(BIN)/python bench/check_bench.py
+	$(BIN)/python bench/inventory_reads_bench.py
+	$(BIN)/python bench/sampler_tick_bench.py
+
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bpf/build

@@ -14,13 +14,17 @@ over its 960 disks and a streaming write, 7 samples), then measures:
 
 Targets (issue 5): end to end ≤ 2 s, evaluation alone ≤ 200 ms.
 
-    python bench/check_bench.py [--runs 7] [--keep DIR]
+With `--before TREE` (an earlier source tree, e.g. a `git worktree` of main), the end-to-end
+runs of that tree and this one alternate first, so both see the same load.
+
+    python bench/check_bench.py [--runs 7] [--keep DIR] [--before TREE]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -86,10 +90,18 @@ def _timed(what: str, action: Callable[[], T]) -> T:
     return result
 
 
-def _wall(argv: list[str]) -> float:
-    """Seconds one command took; exits with its error output if it failed (1 = findings)."""
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of the waited-for children so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _wall(argv: list[str], tree: Path | None = None) -> float:
+    """Seconds one command took (with `tree` first on the path, run in it); exits with its
+    error output if it failed (1 = findings)."""
+    env = None if tree is None else dict(os.environ, PYTHONPATH=str(tree))
     start = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, check=False)
+    done = subprocess.run(argv, capture_output=True, check=False, env=env, cwd=tree)
     took = time.perf_counter() - start
     if done.returncode not in (0, 1):
         raise SystemExit(done.stderr.decode()[-2000:])
@@ -118,6 +130,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--keep", type=Path, help="Simulate into (or reuse) this directory.")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="An earlier source tree: its `check` alternates with this one's.",
+    )
     args = parser.parse_args()
     print(machine_line())
     with tempfile.TemporaryDirectory(dir=scratch_dir()) as scratch:
@@ -125,6 +142,23 @@ def main() -> None:
         if not snapshot.exists():
             _timed("simulate", lambda: write_snapshot(load_spec(SPEC), snapshot))
         command = [sys.executable, "-c", LAUNCH, "check", "-s", str(snapshot), "-f", "json"]
+        if args.before is not None:  # before and after alternating, same load on both
+            timed: dict[str, tuple[list[float], list[float]]] = {
+                "before": ([], []),
+                "after": ([], []),
+            }
+            for _ in range(args.runs):
+                for label, tree in (("before", args.before.resolve()), ("after", ROOT)):
+                    cpu = _children_cpu()
+                    timed[label][0].append(_wall(command, tree))
+                    timed[label][1].append(_children_cpu() - cpu)
+            for label, (walls, cpus) in timed.items():
+                print(
+                    f"end to end, {label} (CLI, fresh interpreter, interleaved): wall best "
+                    f"{min(walls) * 1000:,.0f} ms, median {statistics.median(walls) * 1000:,.0f} "
+                    f"ms; CPU (user + system, both processes) best {min(cpus) * 1000:,.0f} ms, "
+                    f"median {statistics.median(cpus) * 1000:,.0f} ms over {args.runs} runs"
+                )
         walls = [_wall(command) for _ in range(args.runs)]
         peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         print(
@@ -157,7 +191,7 @@ def main() -> None:
             best = float("inf")
             for _ in range(3):
                 start = time.perf_counter()
-                _run(rule, context, Config())
+                _run(rule, context, Config(), {})
                 best = min(best, time.perf_counter() - start)
             costs.append((best, rule.id))
         slowest = ", ".join(f"{rid} {s * 1000:,.1f} ms" for s, rid in sorted(costs)[::-1][:6])

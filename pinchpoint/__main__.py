@@ -1,5 +1,5 @@
 """`python -m pinchpoint`: the same command as the installed `pinchpoint`."""
 
-from pinchpoint.cli import app
+from pinchpoint.cli import main
 
-app(prog_name="pinchpoint")
+main()

@@ -16,6 +16,7 @@ element index. The enclosure's own label for the slot (the SES element descripto
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from pinchpoint.model.block import BlockController, BlockDevice, BlockPartition, ControllerKind
 from pinchpoint.model.breakdown import GroupFigures, GroupLevel
@@ -280,12 +281,25 @@ def volume_ref(name: str) -> EntityRef:
     return EntityRef(kind=EntityKind.VOLUME, id=f"volume:{name}", name=name)
 
 
-def health_disk_ref(health: DiskHealth, inventory: Inventory) -> EntityRef:
-    """The disk SMART data is about: by its bay where the SAS inventory knows it, else by
-    device, model and serial."""
+def sas_disks_by_id(inventory: Inventory) -> dict[str, Disk]:
+    """The SAS fabric's disks by id (the first of an id), for `health_disk_ref` over many."""
+    found: dict[str, Disk] = {}
     for disk in inventory.sas.disks:
-        if disk.id == health.id:
-            return disk_ref(disk, inventory)
+        found.setdefault(disk.id, disk)
+    return found
+
+
+def health_disk_ref(
+    health: DiskHealth, inventory: Inventory, disks: Mapping[str, Disk] | None = None
+) -> EntityRef:
+    """The disk SMART data is about: by its bay where the SAS inventory knows it, else by
+    device, model and serial. `disks`: `sas_disks_by_id(inventory)`, for a rule naming every
+    disk (a search of the list per disk is quadratic: 0.1 s on a 960-disk host)."""
+    if disks is None:
+        disks = sas_disks_by_id(inventory)
+    disk = disks.get(health.id)
+    if disk is not None:
+        return disk_ref(disk, inventory)
     label = " ".join(p for p in (health.model, health.serial) if p)
     name = f"{health.device} ({label})" if label else health.device
     return EntityRef(kind=EntityKind.DISK, id=health.id, name=name)

@@ -4,36 +4,34 @@ importing the heavy parts (collectors, rules, statistics, the service) only when
 - `inventory`: the I/O path of a host; `capture`: a snapshot of it; `simulate`: an imagined host
 - `check`: the rules against a host; `rules` and `explain`: the catalog
 - `stats …`: latency and load figures; `serve`: the service; `config show`: the settings in force
+
+Importing this package costs nothing: `main` answers `--version` and `--help` from
+`cli.quick`, and builds the Typer app (`cli.application`, also `pinchpoint.cli.app`) only for
+a command; that app imports a command's module only when the command runs.
 """
 
 from __future__ import annotations
 
-import typer
-
-from pinchpoint import __version__
-from pinchpoint.cli import capture, check, config, inventory, rules, serve, simulate
-from pinchpoint.cli.console import output_console
-from pinchpoint.cli.errors import PinchpointGroup
-from pinchpoint.cli.stats import stats_app
-
-app = typer.Typer(
-    name="pinchpoint",
-    cls=PinchpointGroup,
-    help="Is the I/O path cabled and configured as it should be, and where is the pinch point?",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-for group in (inventory, capture, simulate, check, rules, serve, config):
-    group.register(app)
-app.add_typer(stats_app, name="stats")
+import sys
+from typing import Any
 
 
-@app.command()
-def version() -> None:
-    """Print the pinchpoint version."""
-    output_console().print(f"pinchpoint {__version__}")
+def main() -> None:
+    """The installed `pinchpoint` command."""
+    from pinchpoint.cli.quick import answer
+
+    status = answer(sys.argv[1:])
+    if status is not None:
+        sys.exit(status)
+    from pinchpoint.cli.application import app
+
+    app(prog_name="pinchpoint")
 
 
-if __name__ == "__main__":
-    app()
+def __getattr__(name: str) -> Any:
+    """`pinchpoint.cli.app`: the Typer app, built when first asked for."""
+    if name == "app":
+        from pinchpoint.cli.application import app
+
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -119,13 +119,26 @@ class LatencyHistogram(BaseModel):
         checked once and built once, far cheaper than recording them one by one. `count` is
         the sum of `counts`; a ValueError for a bucket outside the scheme or a negative count."""
         checked = _checked_counts(counts)
-        return cls.model_construct(
-            counts=checked,
-            count=sum(checked.values()),
-            sum_ns=sum_ns,
-            min_ns=min_ns,
-            max_ns=max_ns,
+        # What `model_construct` makes, without its walk over the fields and their defaults
+        # (every field is given here): a 1,920-path host's zpool histograms are 16,000 of
+        # these, and `model_construct` was a third of their parsing.
+        built = cls.__new__(cls)
+        _set = object.__setattr__
+        _set(
+            built,
+            "__dict__",
+            {
+                "counts": checked,
+                "count": sum(checked.values()),
+                "sum_ns": sum_ns,
+                "min_ns": min_ns,
+                "max_ns": max_ns,
+            },
         )
+        _set(built, "__pydantic_fields_set__", set(_FIELDS))
+        _set(built, "__pydantic_extra__", None)
+        _set(built, "__pydantic_private__", None)
+        return built
 
     # -- building --------------------------------------------------------------------------
 
@@ -240,6 +253,9 @@ class LatencyHistogram(BaseModel):
                 )
             )
         return rows
+
+
+_FIELDS = ("counts", "count", "sum_ns", "min_ns", "max_ns")  # every field: tests/model
 
 
 def merged(histograms: Iterable[LatencyHistogram]) -> LatencyHistogram:

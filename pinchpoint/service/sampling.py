@@ -15,6 +15,7 @@ points for a year would not fit the store's budget.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -26,19 +27,18 @@ from pinchpoint.checks.parse.diskstats import DiskstatsTable
 from pinchpoint.checks.parse.importers.ebpf_json import recording_imported
 from pinchpoint.checks.source import LiveSource
 from pinchpoint.checks.source.biolat import unavailable_reason
-from pinchpoint.model.breakdown import GroupFigures, GroupLevel
+from pinchpoint.model.breakdown import GroupLevel
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.latency_recording import BlockRecording
 from pinchpoint.model.latency_source import AVERAGES_ONLY, LatencySourceKind
 from pinchpoint.model.stats import (
     ImportedStats,
     IntervalFigures,
-    Metric,
 )
 from pinchpoint.service.store import Store
 from pinchpoint.service.target import HostTarget
-from pinchpoint.stats.aggregate import breakdown
 from pinchpoint.stats.gather import gather_statistics
+from pinchpoint.stats.incremental import GroupTick, TickAggregator, full_tick
 from pinchpoint.stats.iostat import table_series_figures
 from pinchpoint.stats.recorded import recording_delta
 from pinchpoint.stats.replay import scaled
@@ -86,22 +86,6 @@ def member_policy() -> RetentionPolicy:
     )
 
 
-def _values(group: GroupFigures) -> dict[Metric, float]:
-    values = {
-        Metric.READ_IOPS: group.read_iops,
-        Metric.WRITE_IOPS: group.write_iops,
-        Metric.READ_KBPS: group.read_mb_s * 1024,
-        Metric.WRITE_KBPS: group.write_mb_s * 1024,
-    }
-    if group.queue_per_member is not None:
-        values[Metric.QUEUE] = group.queue_per_member
-    if group.await_ms is not None:
-        values[Metric.LATENCY_MS] = group.await_ms
-    if group.util_pct is not None:
-        values[Metric.UTIL_PCT] = group.util_pct
-    return values
-
-
 WINDOW_S = 300.0  # how much recorded latency a sweep's rules judge: a default sweep interval
 # the words of `GET /v1/stats` latency_source, the same as a report's (model/latency_source.py)
 EBPF, DISKSTATS, REPLAYED = (
@@ -120,6 +104,7 @@ class IntervalSource:
     def __init__(self, target: HostTarget, record_latency: bool = False) -> None:
         self.target = target
         self._previous: DiskstatsTable | None = None
+        self._partitions: tuple[Inventory, frozenset[str]] | None = None  # per inventory
         self._recorded: list[IntervalFigures] | None = None
         self.imports: list[ImportedStats] = []
         self._position = 0
@@ -184,14 +169,27 @@ class IntervalSource:
         self.imports = [recording_imported(delta, EBPF)] if delta.seconds > 0 else []
         self.latency_source, self.latency_note, self.latency_reason = EBPF, None, None
 
+    def next_tables(
+        self, inventory: Inventory
+    ) -> tuple[DiskstatsTable, DiskstatsTable, frozenset[str]] | None:
+        """A live host's counters at the last tick and now, and the partitions to leave out
+        (their disk's line counts them); None at the first tick, which only sets the baseline."""
+        current = read_diskstats_table()
+        previous, self._previous = self._previous, current
+        self._recorded_latency(first=previous is None)
+        if previous is None:
+            return None
+        if self._partitions is None or self._partitions[0] is not inventory:
+            names = frozenset(p.name for d in inventory.block.devices for p in d.partitions)
+            self._partitions = (inventory, names)
+        return previous, current, self._partitions[1]
+
     def next(self, inventory: Inventory) -> IntervalFigures | None:
         if self.target.live:
-            current = read_diskstats_table()
-            previous, self._previous = self._previous, current
-            self._recorded_latency(first=previous is None)
-            if previous is None:
+            tables = self.next_tables(inventory)
+            if tables is None:
                 return None
-            partitions = {p.name for d in inventory.block.devices for p in d.partitions}
+            previous, current, partitions = tables
             figures = table_series_figures([previous, current], leave_out=partitions)
             return figures[0] if figures else None
         if self._recorded is None:
@@ -255,6 +253,8 @@ class StatsSampler:
         self.policy = group_policy()
         self._lock = threading.Lock()
         self.ticks = 0
+        self._aggregator: TickAggregator | None = None
+        self._compact_at = math.inf  # when a disk's point can first outlive its tier
 
     def tick(self, now: datetime | None = None) -> int:
         """Record one interval; returns how many series got a point."""
@@ -262,6 +262,20 @@ class StatsSampler:
         inventory = self.inventory()
         if inventory is None:
             return 0
+        if self.source.target.live:  # summed from the raw counters: no figures per device
+            tables = self.source.next_tables(inventory)
+            if tables is None:
+                return 0
+            previous, current, partitions = tables
+            imports = self.source.imports
+            quick = self._aggregator_for(inventory).tick_tables(
+                previous, current, partitions, imports
+            )
+            if quick is not None:
+                groups, seconds = quick
+                return self._keep(inventory, groups, seconds, imports, now)
+            figures = table_series_figures([previous, current], leave_out=partitions)
+            return self.record(inventory, figures[0], imports, now) if figures else 0
         interval = self.source.next(inventory)
         if interval is None:
             return 0
@@ -276,48 +290,70 @@ class StatsSampler:
         host: str | None = None,
     ) -> int:
         """Group `interval` along the hierarchy and add a point per entity at `now`."""
-        grouped = breakdown(
-            inventory,
-            levels=SAMPLED_LEVELS,
-            intervals=[interval],
-            imports=imports,
-            slower_than_s=self.slower_than_s,
-            by_kind=True,  # read and write apart: each stored under what it is
-        )
+        groups = self._groups(inventory, interval, imports)
+        return self._keep(inventory, groups, interval.interval_s, imports, now, host)
+
+    def _keep(
+        self,
+        inventory: Inventory,
+        groups: list[GroupTick],
+        seconds: float,
+        imports: Sequence[ImportedStats],
+        now: datetime,
+        host: str | None = None,
+    ) -> int:
+        """A point per group of one interval of `seconds` at `now`: disks and LUNs in memory,
+        the groups above them in the store (one write for all)."""
         stored = []
         host = host or inventory.host.hostname or ""
         with self._lock:
-            for level in grouped.levels:
-                for group in level.groups:
-                    if not group.measured:
-                        continue
-                    self.names[group.id] = (level.level, group.name)
-                    histograms = {}
-                    if group.histogram is not None:
-                        ios = group.iops * interval.interval_s
-                        # a replayed histogram is scaled to the interval's I/Os (each kind
-                        # keeping its share); a recorded one holds exactly the interval's own
-                        replay = imports and self.source.replayed
-                        whole = group.histogram.count
-                        for kind, own in group.histograms.items():
-                            share = ios * own.count / whole if whole else 0.0
-                            fitted = scaled(own, share) if replay else own
-                            if fitted is not None:
-                                histograms[kind] = fitted
-                    point_values = _values(group)
-                    if level.level in (GroupLevel.DISK, GroupLevel.LUN):
-                        self.members.add(
-                            group.id, now, interval.interval_s, point_values, histograms
-                        )
-                    else:
-                        start = int(now.timestamp()) // 10 * 10
-                        point = new_point(start, 10, interval.interval_s, point_values, histograms)
-                        stored.append((group.id, point))
-            self.members.compact(now)
+            for group in groups:
+                self.names[group.id] = (group.level, group.name)
+                histograms = {}
+                if group.histogram is not None:
+                    ios = group.iops * seconds
+                    # a replayed histogram is scaled to the interval's I/Os (each kind keeping
+                    # its share); a recorded one holds exactly the interval's own
+                    replay = imports and self.source.replayed
+                    whole = group.histogram.count
+                    for kind, own in group.histograms.items():
+                        share = ios * own.count / whole if whole else 0.0
+                        fitted = scaled(own, share) if replay else own
+                        if fitted is not None:
+                            histograms[kind] = fitted
+                if group.level in (GroupLevel.DISK, GroupLevel.LUN):
+                    self.members.add(group.id, now, seconds, group.values, histograms)
+                else:
+                    start = int(now.timestamp()) // 10 * 10
+                    point = new_point(start, 10, seconds, group.values, histograms)
+                    stored.append((group.id, point))
+            # compacted only when a point can have outlived its tier (not every second):
+            # a point added now lives at least the finest tier's time
+            now_s = (now if now.tzinfo else now.replace(tzinfo=UTC)).timestamp()  # naive: UTC
+            self._compact_at = min(self._compact_at, now_s + self.members.policy.tiers[0].keep_s)
+            if now_s >= self._compact_at:
+                self.members.compact(now)
+                self._compact_at = self.members.next_expiry_s()
             self.ticks += 1
         if stored:
             self.store.add_series_points(host, stored)
         return len(stored)
+
+    def _aggregator_for(self, inventory: Inventory) -> TickAggregator:
+        """The incremental breakdown of `inventory`: made again when a sweep brings a new one."""
+        if self._aggregator is None or self._aggregator.inventory is not inventory:
+            self._aggregator = TickAggregator(inventory, SAMPLED_LEVELS)
+        return self._aggregator
+
+    def _groups(
+        self, inventory: Inventory, interval: IntervalFigures, imports: Sequence[ImportedStats]
+    ) -> list[GroupTick]:
+        """Every measured group of `interval`: summed by the plan made once per inventory
+        (`TickAggregator`), else (a device reset, imported figures) by the full breakdown."""
+        found = self._aggregator_for(inventory).tick(interval, imports)
+        if found is not None:
+            return found
+        return full_tick(inventory, interval, imports, SAMPLED_LEVELS, self.slower_than_s)
 
     @property
     def latency(self) -> tuple[str, str | None]:

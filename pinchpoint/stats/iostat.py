@@ -216,6 +216,30 @@ def counter_figures(
     )
 
 
+def counter_load(
+    before: Sequence[int], after: Sequence[int], itv: float
+) -> tuple[float, float, float, float, float, float, float, float] | None:
+    """What `counter_figures` gives for r/s, w/s, rkB/s, wkB/s, r_await, w_await, aqu-sz and
+    %util (the same formulas), without the model: what the live sampler sums every second for
+    every device. None for a device that was reset."""
+    deltas = _deltas(before, after)
+    if deltas is None:
+        return None
+    if not any(deltas):
+        return (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    rd, _, rd_sect, rd_ms, wr, _, wr_sect, wr_ms, _, busy_ms, queue_ms = deltas[:11]
+    return (
+        rd / itv * 100,
+        wr / itv * 100,
+        rd_sect / itv * 100 / 2,
+        wr_sect / itv * 100 / 2,
+        rd_ms / rd if rd else 0.0,
+        wr_ms / wr if wr else 0.0,
+        queue_ms / itv * 100 / 1000.0,
+        _busy_ms(busy_ms, itv) / itv * 100 / 10.0,
+    )
+
+
 def interval_figures(before: DiskstatsSample, after: DiskstatsSample) -> IntervalFigures:
     """Every device's `iostat -x` figures between two samples, partitions and dm maps included,
     in the order of the second sample; devices in one sample only are listed as appeared or

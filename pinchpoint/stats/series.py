@@ -185,6 +185,36 @@ def combine_into(total: SeriesPoint, part: SeriesPoint) -> None:
         total.histograms.setdefault(kind, LatencyHistogram()).merge_from(histogram)
 
 
+def fold_into(
+    total: SeriesPoint,
+    covered_s: float,
+    values: dict[Metric, float],
+    histograms: dict[HistogramKind, LatencyHistogram],
+) -> None:
+    """`combine_into(total, new_point(…, covered_s, values, histograms))` without making the
+    point: the same arithmetic in the same order (the live sampler adds a point per disk
+    every second, and the point's model cost more than the sums)."""
+    clean = {m: v for m, v in values.items() if math.isfinite(v) and v >= 0.0}
+    covered_s = max(0.0, covered_s)
+    total.covered_s += covered_s
+    means, weights, maxima = total.values, total.weights, total.maxima
+    for metric, value in clean.items():
+        # `_weight`, inline: most metrics are weighted by time
+        counted_by = _WEIGHED_BY.get(metric)
+        weight = covered_s if counted_by is None else _weight(metric, clean, covered_s)
+        before = means.get(metric)
+        before_weight = weights.get(metric, 0.0)
+        if before is None:
+            means[metric] = value
+        elif before_weight + weight > 0:
+            means[metric] = (before * before_weight + value * weight) / (before_weight + weight)
+        weights[metric] = before_weight + weight
+    for metric, value in clean.items():
+        maxima[metric] = max(value, maxima.get(metric, value))
+    for kind, histogram in histograms.items():
+        total.histograms.setdefault(kind, LatencyHistogram()).merge_from(histogram)
+
+
 def _rebucket(point: SeriesPoint, resolution_s: int, into: dict[int, SeriesPoint]) -> None:
     """Add `point` to the bucket of `resolution_s` that holds its start."""
     start = point.start_s - point.start_s % resolution_s
@@ -221,8 +251,11 @@ class HistogramSeries(BaseModel):
         bucket holding `at`; points landing in one bucket are combined)."""
         finest = self.tiers[0]
         start = int(_epoch_s(at)) // finest.resolution_s * finest.resolution_s
-        point = new_point(start, finest.resolution_s, duration_s, values or {}, histograms or {})
-        _rebucket(point, finest.resolution_s, finest.points.setdefault(entity, {}))
+        buckets = finest.points.setdefault(entity, {})
+        bucket = buckets.get(start)
+        if bucket is None:
+            bucket = buckets[start] = SeriesPoint(start_s=start, resolution_s=finest.resolution_s)
+        fold_into(bucket, duration_s, values or {}, histograms or {})
 
     def compact(self, now: datetime) -> None:
         """Roll every point that has outlived its tier into the next tier, and drop what has
@@ -239,6 +272,19 @@ class HistogramSeries(BaseModel):
                         target = coarser.points.setdefault(entity, {})
                         _rebucket(point, coarser.resolution_s, target)
             tier.points = {entity: points for entity, points in tier.points.items() if points}
+
+    def next_expiry_s(self) -> float:
+        """The first moment (epoch seconds) a point kept now outlives its tier: `compact` before
+        then has nothing to do (infinity when nothing is kept)."""
+        return min(
+            (
+                min(points) + tier.resolution_s + limits.keep_s
+                for tier, limits in zip(self.tiers, self.policy.tiers, strict=True)
+                for points in tier.points.values()
+                if points
+            ),
+            default=math.inf,
+        )
 
     def entities(self) -> list[str]:
         """Every entity with at least one point kept."""

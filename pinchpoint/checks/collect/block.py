@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from pinchpoint.checks.collect.collector import Collector, Progress
 from pinchpoint.checks.parse.block_path import controller_of
-from pinchpoint.checks.source import Source
+from pinchpoint.checks.source import Source, SourceError
 from pinchpoint.checks.source.sysfs import ProblemLog, SysfsReader
 from pinchpoint.model.block import (
     SECTOR_BYTES,
@@ -214,6 +214,29 @@ class BlockWalker:
             )
         found.sort(key=lambda p: (p.number or 0, p.name))
         return found
+
+
+def device_mapper_dir(source: Source, name: str) -> str:
+    """The directory `/sys/block/<dm-N>` leads to, as the block devices read it (so that the
+    multipath maps read the same attribute paths, each once per inventory); the entry itself
+    when it leads nowhere."""
+    return BlockWalker(source, ProblemLog()).device_dir(name) or f"{SYS_BLOCK}/{name}"
+
+
+def read_device_mapper_first(source: Source) -> None:
+    """Read the device-mapper attributes the block devices and the multipath maps both need
+    (`dm/uuid`, `dm/name`, `size`) into the run's read-once cache before the block devices are
+    read in a forked child, which inherits them: each is then read once for both processes.
+    Problems are recorded by the collectors when they ask."""
+    walker = BlockWalker(source, ProblemLog())
+    try:
+        names = source.list_dir(SYS_BLOCK)
+    except SourceError:
+        return
+    for name in names:
+        if _DEVICE_MAPPER.match(name) and (path := walker.device_dir(name)) is not None:
+            for attribute in ("dm/uuid", "dm/name", "size"):
+                walker.read.text(f"{path}/{attribute}")
 
 
 def _assign_ids(devices: list[BlockDevice]) -> None:

@@ -21,8 +21,9 @@ from pinchpoint.checks.collect import block, fc, multipath, network, pcie, sas, 
 from pinchpoint.checks.collect.collector import Collector, Progress, guarded, run_collectors
 from pinchpoint.checks.collect.iscsi import COLLECTOR as ISCSI_COLLECTOR
 from pinchpoint.checks.collect.nvme import COLLECTOR as NVME_COLLECTOR
+from pinchpoint.checks.collect.sas.walk import PART as SAS_PART
 from pinchpoint.checks.source import LiveSource, SnapshotSource, Source, SourceError
-from pinchpoint.checks.source.sysfs import ProblemLog
+from pinchpoint.checks.source.sysfs import ProblemLog, SysfsReader, read_once
 from pinchpoint.model.block import BlockInventory
 from pinchpoint.model.health import DiskHealthInventory
 from pinchpoint.model.inventory import HostInfo, Inventory, SourceKind
@@ -90,6 +91,27 @@ def _join_health_to_disks(inventory: Inventory) -> None:
             health.id = by_serial[health.serial]
 
 
+def _join_block_to_disks(
+    source: Source, inventory: Inventory, left: dict[str, str], problems: ProblemLog
+) -> None:
+    """A SAS disk's size and rotation from its block device, when the SAS walk left them to the
+    block devices read beside it (`sysfs.block_beside`); read here, from where the SAS walk
+    found it, when the block devices did not list it (each attribute read once either way)."""
+    devices = {device.name: device for device in inventory.block.devices}
+    read = SysfsReader(source, SAS_PART, problems)
+    for disk in inventory.sas.disks:
+        name = next((p.block_device for p in disk.paths if p.block_device in left), None)
+        if name is None or disk.size_bytes is not None or disk.rotational is not None:
+            continue
+        if name in devices:
+            disk.size_bytes, disk.rotational = devices[name].size_bytes, devices[name].rotational
+            continue
+        sectors = read.integer(f"{left[name]}/size")
+        disk.size_bytes = sectors * 512 if sectors is not None else None
+        rotational = read.value(f"{left[name]}/queue/rotational")
+        disk.rotational = None if rotational is None else rotational == "1"
+
+
 def _worth_a_child(source: Source, parallel: bool | None) -> bool:
     """Fork only for a plain live or snapshot source, on a host with enough block devices (or
     when asked); `start_forked` still refuses where forking is unsafe."""
@@ -139,17 +161,23 @@ def collect_inventory(
     beside = BESIDE
     if known_health is not None:  # health read recently is used as it is: no smartctl run
         beside = tuple(c for c in BESIDE if c is not smart.COLLECTOR)
-    child = None
-    if _worth_a_child(source, parallel):
-        work = partial(_read_beside, source, inventory, beside)
-        child = start_forked(work, name="pinchpoint-block-health-zfs")
-    run_collectors(IN_TURN, source, problems, inventory, say)
-    parts = child.result(say) if child is not None else None
-    if parts is None:
-        run_collectors(beside, source, problems, inventory, say)
-    else:
-        inventory.block, inventory.health, inventory.zfs, child_problems = parts
-        problems.absorb(child_problems)
+    with read_once(source) as run:  # each attribute read once, by whichever part asks first
+        child = None
+        if _worth_a_child(source, parallel):
+            block.read_device_mapper_first(source)  # the multipath maps need them too
+            work = partial(_read_beside, source, inventory, beside)
+            child = start_forked(work, name="pinchpoint-block-health-zfs")
+        # the child reads the block devices: the SAS walk leaves their attributes to it
+        run.block_beside = child is not None
+        run_collectors(IN_TURN, source, problems, inventory, say)
+        parts = child.result(say) if child is not None else None
+        run.block_beside = False
+        if parts is None:
+            run_collectors(beside, source, problems, inventory, say)
+        else:
+            inventory.block, inventory.health, inventory.zfs, child_problems = parts
+            problems.absorb(child_problems)
+        _join_block_to_disks(source, inventory, run.left_to_block, problems)
     if known_health is not None:
         inventory.health = known_health
     _join_health_to_disks(inventory)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pinchpoint.checks.collect.block import device_mapper_dir
 from pinchpoint.checks.collect.collector import Collector, Progress
 from pinchpoint.checks.parse.multipath_ll import (
     MultipathListing,
@@ -172,18 +173,19 @@ class _SysfsMaps:
         for dm in entries:
             if not dm.startswith("dm-"):
                 continue
-            uuid = self.read.value(f"/sys/block/{dm}/dm/uuid")
+            here = device_mapper_dir(self.source, dm)
+            uuid = self.read.value(f"{here}/dm/uuid")
             if uuid is None or not uuid.startswith(MPATH_UUID_PREFIX):
                 continue  # LVM, crypt and other device-mapper targets
-            found.append(self.one(dm, uuid[len(MPATH_UUID_PREFIX) :]))
+            found.append(self.one(dm, uuid[len(MPATH_UUID_PREFIX) :], here))
         return found
 
-    def one(self, dm: str, wwid: str) -> MultipathMap:
-        sectors = self.read.integer(f"/sys/block/{dm}/size")
+    def one(self, dm: str, wwid: str, here: str) -> MultipathMap:
+        sectors = self.read.integer(f"{here}/size")
         found = MultipathMap(
             id=multipath_map_id(wwid),
             wwid=wwid.strip(),
-            name=self.read.value(f"/sys/block/{dm}/dm/name"),
+            name=self.read.value(f"{here}/dm/name"),
             dm_device=dm,
             size_bytes=sectors * SECTOR_BYTES if sectors is not None else None,
             from_sysfs=True,

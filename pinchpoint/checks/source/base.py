@@ -52,6 +52,20 @@ def too_large(path: str, size: int | None = None) -> SourceError:
     )
 
 
+class ReadOnce:
+    """What one inventory run has read: each sysfs attribute's bytes (or the error reading it
+    met) by path, so that collectors asking for the same attribute (the SAS walk and the block
+    devices both read a disk's `size`) read it once. `block_beside`: the block devices are
+    read by another process at the same time, whose reads this one cannot see — the SAS walk
+    leaves a disk's size and rotation to them (`collect_inventory` joins them afterwards)."""
+
+    def __init__(self) -> None:
+        self.attributes: dict[str, bytes | SourceError] = {}
+        self.block_beside = False
+        # the block device directories the SAS walk left to the other process, by name
+        self.left_to_block: dict[str, str] = {}
+
+
 class Source(ABC):
     """Read-only access to one host's /sys, /proc and command outputs."""
 
@@ -62,6 +76,8 @@ class Source(ABC):
     # How long the check reading through this source may run tools, all together (a live host;
     # the service sets one per sweep). None: each run has only its own timeout.
     budget: ToolBudget | None = None
+    # While one inventory is read: each attribute read once (`sysfs.read_once`); None between.
+    read_once: ReadOnce | None = None
 
     @abstractmethod
     def _real(self, path: str) -> str:

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import posixpath
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from pinchpoint.checks.source import Source, SourceError
+from pinchpoint.checks.source.base import ReadOnce
 from pinchpoint.model.problems import CollectionProblem, ProblemKind
 from pinchpoint.text import host_text
 
@@ -66,6 +69,31 @@ class ProblemLog:
         return result
 
 
+@contextmanager
+def read_once(source: Source) -> Iterator[ReadOnce]:
+    """Inside the block (one inventory), each attribute `SysfsReader`s read is read from the
+    host once and remembered until the block ends; nested blocks share the outer one's."""
+    if source.read_once is not None:
+        yield source.read_once
+        return
+    source.read_once = ReadOnce()
+    try:
+        yield source.read_once
+    finally:
+        source.read_once = None
+
+
+def block_beside(source: Source) -> bool:
+    """Whether the block devices' attributes are read by another process in this run."""
+    return source.read_once is not None and source.read_once.block_beside
+
+
+def left_to_block(source: Source) -> dict[str, str]:
+    """Where the SAS walk left a block device's attributes to the other process: the block
+    device's directory as the SAS walk found it, by name (empty outside a run)."""
+    return source.read_once.left_to_block if source.read_once is not None else {}
+
+
 class SysfsReader:
     """Attribute reads for one collector (`part`), recording what could not be read."""
 
@@ -78,12 +106,28 @@ class SysfsReader:
         if err.kind is not ProblemKind.MISSING:
             self.log.add(self.part, err.path, err.kind, err.reason)
 
+    def _attribute(self, path: str) -> bytes:
+        """The attribute's bytes (at most `MAX_ATTRIBUTE_BYTES` + 1), read once per run."""
+        run = self.source.read_once
+        if run is None:
+            return self.source.read_bytes(path, MAX_ATTRIBUTE_BYTES)
+        found = run.attributes.get(path)
+        if found is None:
+            try:
+                found = self.source.read_bytes(path, MAX_ATTRIBUTE_BYTES)
+            except SourceError as err:
+                found = err
+            run.attributes[path] = found
+        if isinstance(found, SourceError):
+            raise found.with_traceback(None)
+        return found
+
     def text(self, path: str) -> str | None:
         """The attribute stripped of surrounding white space; None when absent or unreadable.
         One longer than `MAX_ATTRIBUTE_BYTES` is cut there, ends in `TRUNCATED` and is
         recorded as a problem (a 100 MB attribute is read as 64 KiB, not 100 MB)."""
         try:
-            data = self.source.read_bytes(path, MAX_ATTRIBUTE_BYTES)
+            data = self._attribute(path)
             if len(data) <= MAX_ATTRIBUTE_BYTES:
                 return host_text(data).strip()
             self.log.add(

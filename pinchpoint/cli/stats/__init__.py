@@ -157,3 +157,8 @@ def show_command(
     from pinchpoint.cli.stats.show import show_report
 
     show_report(snapshot, demo, by, slower_than, import_files, kinds, seconds, as_json)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `stats` and its commands to the `pinchpoint` command."""
+    app.add_typer(stats_app, name="stats")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pinchpoint.model.findings import Evidence, Fact, Severity
 from pinchpoint.model.health import DiskHealth
 from pinchpoint.model.inventory import Inventory
-from pinchpoint.naming import health_disk_ref
+from pinchpoint.naming import health_disk_ref, sas_disks_by_id
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext
 
 
@@ -16,6 +16,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     """SATA links running below the drive's maximum and below what the host end can do (the
     host end is known behind a SAS expander; elsewhere the drive's maximum is taken)."""
     inventory = context.inventory
+    disks = sas_disks_by_id(inventory)
     for health in inventory.health.disks:
         ata = health.ata
         if ata is None or ata.sata_link_current_gbps is None or ata.sata_link_max_gbps is None:
@@ -27,7 +28,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         both = min(ata.sata_link_max_gbps, host_max or ata.sata_link_max_gbps)
         if current >= both:
             continue
-        ref = health_disk_ref(health, inventory)
+        ref = health_disk_ref(health, inventory, disks)
         facts = [
             Fact(name="link speed", value=current, unit="Gb/s"),
             Fact(name="drive's maximum", value=ata.sata_link_max_gbps, unit="Gb/s"),

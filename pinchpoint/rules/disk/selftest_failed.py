@@ -13,7 +13,7 @@ from pinchpoint.model.health import (
     SelfTestKind,
     SelfTestOutcome,
 )
-from pinchpoint.naming import health_disk_ref
+from pinchpoint.naming import health_disk_ref, sas_disks_by_id
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext, Threshold
 from pinchpoint.rules.disk.smart import failed_now, last_verdict
 
@@ -57,11 +57,12 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     extended` set, drives with no passed extended test in that many days of power-on time
     (info)."""
     inventory = context.inventory
+    disks = sas_disks_by_id(inventory)
     for health in inventory.health.disks:
         tests = health.self_tests
         if not health.collected or tests is None or failed_now(health):
             continue  # a disk SMART fails is `disk.smart.failed`, its self-tests with it
-        ref = health_disk_ref(health, inventory)
+        ref = health_disk_ref(health, inventory, disks)
         last = last_verdict(tests)
         if last is not None and last.outcome is SelfTestOutcome.FAILED:
             summary, facts = _failed(health, last, tests)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pinchpoint.model.findings import Evidence, Severity
-from pinchpoint.naming import health_disk_ref
+from pinchpoint.naming import health_disk_ref, sas_disks_by_id
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext, Threshold
 from pinchpoint.rules.disk.smart import failed_now, wear_facts
 
@@ -14,13 +14,14 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     """Disks that pass SMART but show media wear: grown defects, reallocated or pending
     sectors, media errors, NVMe critical warnings (a failed disk is `disk.smart.failed`)."""
     inventory = context.inventory
+    disks = sas_disks_by_id(inventory)
     for health in inventory.health.disks:
         if not health.collected or failed_now(health):
             continue
         facts = wear_facts(health, limits)
         if not facts:
             continue
-        ref = health_disk_ref(health, inventory)
+        ref = health_disk_ref(health, inventory, disks)
         signs = ", ".join(f"{f.name} {f.value}" for f in facts)
         yield Hit(
             entity=ref,

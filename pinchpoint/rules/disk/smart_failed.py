@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from pinchpoint.model.findings import Evidence, Fact, Severity
 from pinchpoint.model.health import SelfTestOutcome, SmartctlExitFlag
-from pinchpoint.naming import health_disk_ref
+from pinchpoint.naming import health_disk_ref, sas_disks_by_id
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext
 from pinchpoint.rules.disk.smart import failed_now, last_verdict, wear_facts
 
@@ -14,10 +14,11 @@ from pinchpoint.rules.disk.smart import failed_now, last_verdict, wear_facts
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     """Disks whose SMART verdict is FAILED or whose attributes fail now."""
     inventory = context.inventory
+    disks = sas_disks_by_id(inventory)
     for health in inventory.health.disks:
         if not failed_now(health):
             continue
-        ref = health_disk_ref(health, inventory)
+        ref = health_disk_ref(health, inventory, disks)
         verdict = {False: "FAILED", True: "PASSED", None: "not reported"}[health.smart_passed]
         facts = [Fact(name="SMART overall health", value=verdict)]
         reasons = []

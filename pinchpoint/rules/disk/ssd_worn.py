@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from pinchpoint.model.findings import Evidence, Fact, Severity
 from pinchpoint.model.health import DiskHealth
-from pinchpoint.naming import health_disk_ref
+from pinchpoint.naming import health_disk_ref, sas_disks_by_id
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext, Threshold
 from pinchpoint.rules.disk.smart import failed_now
 
@@ -27,6 +27,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     """SSDs with endurance used at or over `critical_pct` or spare below the drive's
     threshold (critical), or endurance used at or over `warning_pct` (warning)."""
     inventory = context.inventory
+    disks = sas_disks_by_id(inventory)
     for health in inventory.health.disks:
         if not health.collected or failed_now(health):
             continue  # a disk SMART fails is `disk.smart.failed`, its wear with it
@@ -65,7 +66,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         headline += [f"spare {left[0]} % of {left[1]} %"] if left and left[0] < left[1] else []
         if health.power_on_hours is not None:
             facts.append(Fact(name="power-on hours", value=health.power_on_hours, unit="h"))
-        ref = health_disk_ref(health, inventory)
+        ref = health_disk_ref(health, inventory, disks)
         remediation = None
         if severity is Severity.CRITICAL:
             remediation = (

@@ -10,7 +10,7 @@ from pinchpoint.model.findings import EntityRef, Evidence, Fact, Severity
 from pinchpoint.model.health import DiskHealth
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.sas import Enclosure
-from pinchpoint.naming import enclosure_ref, health_disk_ref
+from pinchpoint.naming import enclosure_ref, health_disk_ref, sas_disks_by_id
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext, Threshold
 
 
@@ -63,6 +63,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     site-wide maximum (warning), or `above_peers_c` hotter than the median of the other drives
     in their enclosure (warning)."""
     inventory = context.inventory
+    disks = sas_disks_by_id(inventory)
     where = _enclosures(inventory)
     peers = _peer_temperatures(inventory, where)
     enclosures = {e.id: e for e in inventory.sas.enclosures}
@@ -70,7 +71,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         now = health.temperature_c
         if not health.collected or now is None:
             continue
-        ref = health_disk_ref(health, inventory)
+        ref = health_disk_ref(health, inventory, disks)
         reasons: list[str] = []
         severity = Severity.WARNING
         facts = [Fact(name="temperature", value=now, unit="°C")]
@@ -107,7 +108,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                     f"{now} °C is {above:g} °C above the median {middle:g} °C of the "
                     f"{len(others)} other drives in {place} (limit {margin:g} °C)"
                 )
-                compared = [health_disk_ref(p, inventory) for p in peer_reports]
+                compared = [health_disk_ref(p, inventory, disks) for p in peer_reports]
         if not reasons:
             continue
         facts += _enclosure_sensors(enclosures.get(enclosure_id or ""))

@@ -4,10 +4,10 @@ capacity: the smallest disk sets its size, the slowest its pace."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from pinchpoint.model.findings import EntityKind, EntityRef, Evidence, Fact, Severity
-from pinchpoint.model.inventory import Inventory
+from pinchpoint.model.health import DiskHealth
 from pinchpoint.model.zfs import Pool, Vdev
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext, Threshold
 from pinchpoint.rules.derived.disk_names import disk_names
@@ -16,11 +16,11 @@ from pinchpoint.rules.zfs.devices import Device, devices
 GB = 1000**3
 
 
-def _kind(device: Device, inventory: Inventory) -> str | None:
+def _kind(device: Device, health_by_id: Mapping[str, DiskHealth]) -> str | None:
     """ "SSD", "HDD 7200 rpm" …: what a disk is, from SMART where read, else sysfs."""
     if device.disk is None:
         return None
-    health = next((h for h in inventory.health.disks if h.id == device.disk.id), None)
+    health = health_by_id.get(device.disk.id)
     rpm = health.rotation_rate_rpm if health is not None else None
     if rpm == 0 or device.disk.rotational is False:
         return "SSD"
@@ -42,6 +42,9 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     """Top-level vdevs with children of different kinds, rotation rates or capacities."""
     inventory = context.inventory
     names = context.derived(disk_names)
+    health_by_id: dict[str, DiskHealth] = {}
+    for health in inventory.health.disks:
+        health_by_id.setdefault(health.id, health)  # the first, as a search of the list finds
     for pool in inventory.zfs.pools:
         by_top: dict[str, list[Device]] = {}
         for device in devices(pool, inventory, names):
@@ -50,7 +53,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
             members = by_top.get(top.id, [])
             if len(members) < 2:
                 continue
-            kinds = Counter(k for d in members if (k := _kind(d, inventory)))
+            kinds = Counter(k for d in members if (k := _kind(d, health_by_id)))
             sizes = [s for d in members if (s := _size_gb(d))]
             spread = (max(sizes) - min(sizes)) / max(sizes) * 100 if len(sizes) > 1 else 0.0
             mixed_kinds = len(kinds) > 1
@@ -71,7 +74,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
             facts += [
                 Fact(
                     name="member",
-                    value=f"{_kind(d, inventory) or 'unknown kind'}, "
+                    value=f"{_kind(d, health_by_id) or 'unknown kind'}, "
                     + (f"{s:,.0f} GB" if (s := _size_gb(d)) else "size unknown"),
                     entity=d.ref,
                 )

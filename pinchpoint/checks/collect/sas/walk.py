@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pinchpoint.checks.collect.pcie import PcieWalker
 from pinchpoint.checks.parse.sysfs_values import parse_linkrate, pci_address_above
 from pinchpoint.checks.source import Source, SourceError
-from pinchpoint.checks.source.sysfs import ProblemLog, SysfsReader
+from pinchpoint.checks.source.sysfs import ProblemLog, SysfsReader, block_beside, left_to_block
 from pinchpoint.model import ids
 from pinchpoint.model.pcie import PcieLink
 from pinchpoint.model.problems import ProblemKind
@@ -416,6 +416,11 @@ class SasSysfsWalker:
         dev.serial = _unit_serial(read.source, f"{dev_dir}/vpd_pg80")
         if dev.block_device:
             block = f"{dev_dir}/block/{dev.block_device}"
+            if block_beside(read.source):  # read beside: joined afterwards
+                left_to_block(read.source)[dev.block_device] = block
+                if dev.wwid:
+                    self._units[dev.wwid] = dev
+                return dev
             sectors = read.integer(f"{block}/size")
             dev.size_bytes = sectors * 512 if sectors is not None else None
             rotational = read.value(f"{block}/queue/rotational")

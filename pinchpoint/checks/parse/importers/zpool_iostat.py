@@ -51,6 +51,8 @@ HISTOGRAM_COLUMNS = (
     HistogramKind.REBUILD_WAIT,
 )
 HISTOGRAM_WIDTHS = (9, 10, 11)
+# the rest of a row counting no I/O in any column (after its label), by its number of columns
+_ZERO_ROWS = {"\t0" * width: width for width in HISTOGRAM_WIDTHS}
 
 # `-l` line: name, alloc, free, read ops, write ops, read bytes, write bytes, then average
 # waits in ns: total r/w, disk r/w, syncq r/w, asyncq r/w, scrub, trim (0.8+), rebuild (2.0+).
@@ -186,6 +188,20 @@ def parse_zpool_histograms(text: str, source_name: str) -> ImportedStats:
             else:
                 current = None
                 later_names += 1
+            continue
+        label, tab, tail = line.partition("\t")
+        zeros = _ZERO_ROWS.get(tab + tail)
+        if zeros is not None and label.isdigit():
+            # most rows: no I/O in this bucket in any column, nothing to split or count
+            if block > 0:
+                continue
+            if current is None:
+                skipped.add(number_, raw, "histogram row before any pool or vdev name")
+            elif _bucket_of_label(int(label)) is None:
+                skipped.add(number_, raw, "bucket label is not 2^n - 1 or a count is not a number")
+            else:
+                while len(current) < zeros:
+                    current.append(_Tally())
             continue
         cells = line.split("\t")
         if len(cells) - 1 not in HISTOGRAM_WIDTHS or not cells[0].isdigit():

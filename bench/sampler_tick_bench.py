@@ -1,0 +1,141 @@
+"""Benchmark: one tick of the service's statistics sampler (`StatsSampler`) for a host of 2,000
+block devices: CPU per tick, split into reading + parsing /proc/diskstats into the interval,
+and grouping it along the hierarchy + storing the points (target, issue 17: ≤ 10 ms in all).
+
+The host is `tests/fixtures/specs/bench_1920_stats.toml` simulated (960 dual-pathed SAS disks,
+2,040 block devices, 7 diskstats samples). Each tick is `StatsSampler.tick` of a live host,
+its read of /proc/diskstats given the snapshot's samples in turn, one second apart: read and
+parse the counters, the interval's figures, the breakdown of the disks and the groups above
+them, points for the disks in memory and for the groups in a SQLite store in a temporary
+directory. CPU is `time.process_time()`, the read + parse part timed inside the read; the
+first `--warm` ticks are left out.
+
+With `--before TREE` (an earlier source tree, e.g. a `git worktree` of main), that tree's code
+runs the same ticks in child processes alternating with this tree's, round by round, so both
+see the same load on a shared machine.
+
+    python bench/sampler_tick_bench.py [--keep DIR] [--ticks 60] [--rounds 3] [--before TREE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from machine import machine_line
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = ROOT / "tests" / "fixtures" / "specs" / "bench_1920_stats.toml"
+
+CHILD = r"""
+import dataclasses, json, sys, tempfile, time
+from datetime import UTC, datetime, timedelta
+import pinchpoint.service.sampling as sampling
+from pinchpoint.checks.collect.diskstats import read_diskstats_table
+from pinchpoint.checks.collect.inventory import collect_inventory
+from pinchpoint.checks.source import SnapshotSource
+from pinchpoint.service.settings import TargetKind
+from pinchpoint.service.store import Store
+from pinchpoint.service.target import HostTarget
+
+snapshot, ticks, warm = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+inventory = collect_inventory(SnapshotSource(snapshot))
+files = [f"{snapshot}/samples/{n}/proc/diskstats" for n in range(7)]
+reads = [0]
+parse_cpu = [0.0]
+
+
+def sample_file(path: str = "") -> object:
+    # the live read, of the snapshot's samples in turn, one second apart
+    start = time.process_time()
+    table = read_diskstats_table(files[reads[0] % 7])
+    table = dataclasses.replace(table, monotonic_s=float(reads[0]))
+    parse_cpu[0] += time.process_time() - start
+    reads[0] += 1
+    return table
+
+
+sampling.read_diskstats_table = sample_file
+with tempfile.TemporaryDirectory() as scratch:
+    store = Store.open(f"sqlite:///{scratch}/store.db")
+    sampler = sampling.StatsSampler(HostTarget(TargetKind.LIVE), store, lambda: inventory)
+    now = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)
+    sampler.tick(now)  # the baseline
+    parse, rest, stored = [], [], 0
+    for tick in range(ticks + warm):
+        now += timedelta(seconds=1)
+        parse_cpu[0] = 0.0
+        start = time.process_time()
+        stored = sampler.tick(now)
+        took = time.process_time() - start
+        if tick >= warm:
+            parse.append(parse_cpu[0])
+            rest.append(took - parse_cpu[0])
+    print(json.dumps({"parse": parse, "record": rest, "stored": stored,
+                      "disks": len(sampler.members.entities())}))
+"""
+
+
+def run_child(tree: Path, snapshot: Path, ticks: int, warm: int) -> dict[str, object]:
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(snapshot), str(ticks), str(warm)],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        raise SystemExit(done.stderr[-3000:])
+    result: dict[str, object] = json.loads(done.stdout)
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", type=Path, help="Simulate into (or reuse) this directory.")
+    parser.add_argument("--ticks", type=int, default=60)
+    parser.add_argument("--warm", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--before", type=Path, help="An earlier source tree to compare with.")
+    args = parser.parse_args()
+    print(machine_line())
+    trees = {"after": ROOT} if args.before is None else {"before": args.before, "after": ROOT}
+    with tempfile.TemporaryDirectory() as scratch:
+        snapshot = args.keep or Path(scratch, "bench_1920_stats")
+        if not snapshot.exists():
+            from pinchpoint.simulator import load_spec, write_snapshot
+
+            write_snapshot(load_spec(SPEC), snapshot)
+        runs: dict[str, list[dict[str, object]]] = {label: [] for label in trees}
+        for _ in range(args.rounds):
+            for label, tree in trees.items():
+                runs[label].append(run_child(tree.resolve(), snapshot, args.ticks, args.warm))
+    first = runs["after"][0]
+    print(
+        f"\n2,040 block devices (1,920 disk paths), {first['disks']} disks/LUNs in memory, "
+        f"{first['stored']} group points stored per tick; {args.ticks} ticks × {args.rounds} "
+        "rounds, interleaved; machine shared with other work\n"
+    )
+    print("| code | read + parse | figures, breakdown, store: median | p90 | **whole tick** |")
+    print("|---|---|---|---|---|")
+    for label, found in runs.items():
+        parse = [s for run in found for s in run["parse"]]  # type: ignore[attr-defined]
+        record = [s for run in found for s in run["record"]]  # type: ignore[attr-defined]
+        total = [p + r for p, r in zip(parse, record, strict=True)]
+        p90 = statistics.quantiles(record, n=10)[-1]
+        print(
+            f"| {label} | {statistics.median(parse) * 1000:.1f} ms "
+            f"| {statistics.median(record) * 1000:.1f} ms | {p90 * 1000:.1f} ms "
+            f"| **{statistics.median(total) * 1000:.1f} ms** |"
+        )
+
+
+if __name__ == "__main__":
+    main()

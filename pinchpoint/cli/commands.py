@@ -1,0 +1,64 @@
+"""The `pinchpoint` commands by name: the module declaring each and its one-line help.
+
+Every invocation reads this table (the top-level `--help` is drawn from it, and a command's
+module is imported only when that command runs), so it imports nothing.
+`tests/cli/test_start.py` holds it equal to what the modules declare.
+"""
+
+from __future__ import annotations
+
+# (name, module that declares it with `register(app)`, help as the command list shows it);
+# in the order `pinchpoint --help` lists them. `version` is declared by the app itself.
+COMMANDS: tuple[tuple[str, str, str], ...] = (
+    (
+        "inventory",
+        "pinchpoint.cli.inventory",
+        "The SAS fabric: HBA → port → chain → enclosure → slots, with the path count of each.",
+    ),
+    (
+        "capture",
+        "pinchpoint.cli.capture",
+        "Write a snapshot of everything the collectors read, to analyse this host elsewhere.",
+    ),
+    (
+        "simulate",
+        "pinchpoint.cli.simulate",
+        "Write a snapshot of an imagined host described by SPEC.",
+    ),
+    (
+        "check",
+        "pinchpoint.cli.check",
+        "Evaluate every rule: findings by severity with entity, evidence and fix.",
+    ),
+    (
+        "rules",
+        "pinchpoint.cli.rules",
+        "The rule catalog: id, default severity, category, title and the inputs each needs.",
+    ),
+    (
+        "explain",
+        "pinchpoint.cli.rules",
+        "One rule: what it finds and why, its inputs, thresholds (default and in force), and fix.",
+    ),
+    (
+        "serve",
+        "pinchpoint.cli.serve",
+        "Run the service: REST API under /v1, sweeps on a schedule, the report store, webhooks,\n"
+        "/metrics and the maintenance view at /.",
+    ),
+    ("version", "", "Print the pinchpoint version."),
+    (
+        "config",
+        "pinchpoint.cli.config",
+        "The configuration in force: `pinchpoint config show`.",
+    ),
+    (
+        "stats",
+        "pinchpoint.cli.stats",
+        "Latency and load: iostat figures, imported series, breakdowns along the hierarchy.",
+    ),
+)
+
+APP_HELP = "Is the I/O path cabled and configured as it should be, and where is the pinch point?"
+VERSION_HELP = "Print the version and exit."
+HELP_HELP = "Show this message and exit."

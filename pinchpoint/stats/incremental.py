@@ -1,0 +1,337 @@
+"""The breakdown of one interval at a time, for the live sampler: which devices carry each
+group's load is worked out once per inventory (and per list of devices the counters show),
+and each tick is then sums over plain lists, not a rebuild of the hierarchy.
+
+The groups, their members and their devices are those `aggregate.breakdown` finds — the plan
+is made by its own level builders, recording instead of summing — and the figures are summed
+as `aggregate._group` sums them, device by device in the same order, so a tick gives what the
+full breakdown of the same interval gives (`tests/stats/test_incremental.py`). Latency
+histograms (recorded or replayed per tick) are merged per group as the breakdown merges them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Container, Iterable, Sequence
+from dataclasses import dataclass
+from operator import itemgetter
+
+from pinchpoint.checks.parse.diskstats import DiskstatsTable
+from pinchpoint.model.breakdown import GroupFigures, GroupLevel
+from pinchpoint.model.histogram import LatencyHistogram, merged
+from pinchpoint.model.inventory import Inventory
+from pinchpoint.model.stats import HistogramKind, ImportedStats, IntervalFigures, Metric
+from pinchpoint.stats.aggregate import (
+    DeviceLoad,
+    _is_interior,
+    _Levels,
+    _Measured,
+    breakdown,
+    histogram_family,
+)
+from pinchpoint.stats.attach import Attachment
+from pinchpoint.stats.iostat import counter_load, interval_centiseconds
+from pinchpoint.stats.links import LINK_LEVELS
+
+
+@dataclass(frozen=True, slots=True)
+class GroupPlan:
+    """One group: its devices (positions in the plan's device list, in the order the
+    breakdown sums them), its member ids, and how many members have a device."""
+
+    level: GroupLevel
+    id: str
+    name: str
+    member_ids: tuple[str, ...]
+    devices: tuple[int, ...]
+    measured: int
+
+
+@dataclass(frozen=True, slots=True)
+class GroupTick:
+    """One group's figures for one interval: the values a series point holds, and the merged
+    histogram of its members when histograms came with the interval, whole and kind by kind
+    (read apart from write: a heat map says which it draws)."""
+
+    level: GroupLevel
+    id: str
+    name: str
+    values: dict[Metric, float]
+    histogram: LatencyHistogram | None
+    iops: float
+    histograms: dict[HistogramKind, LatencyHistogram]
+
+
+class _Recorder(_Levels):
+    """The breakdown's level builders, recording each group's devices instead of summing."""
+
+    def __init__(self, inventory: Inventory, measured: _Measured, position: dict[str, int]):
+        super().__init__(inventory, measured, 0.0)
+        self.position = position
+        self.plans: list[GroupPlan] = []
+
+    def group(
+        self,
+        level: GroupLevel,
+        group_id: str,
+        name: str,
+        detail: str | None,
+        member_ids: list[str],
+        devices: Iterable[tuple[Attachment, DeviceLoad]],
+    ) -> GroupFigures:
+        chosen = list(devices)
+        self.plans.append(
+            GroupPlan(
+                level=level,
+                id=group_id,
+                name=name,
+                member_ids=tuple(member_ids),
+                devices=tuple(self.position[a.name] for a, _ in chosen),
+                measured=len({a.entity_id for a, _ in chosen}),
+            )
+        )
+        return GroupFigures.model_construct(
+            level=level, id=group_id, name=name, members=len(member_ids), measured=0
+        )
+
+
+class TickPlan:
+    """The groups of `levels` for an interval whose measured devices are `names` (in the
+    interval's order): built once, used every tick that measures the same devices."""
+
+    def __init__(self, inventory: Inventory, levels: Sequence[GroupLevel], names: Sequence[str]):
+        self.names = tuple(names)
+        measured = _Measured(inventory)
+        placeholder = DeviceLoad(seconds=1.0)
+        for name in self.names:
+            measured.add_load(name, placeholder)
+        recorder = _Recorder(inventory, measured, {n: i for i, n in enumerate(self.names)})
+        for level in levels:
+            if level not in LINK_LEVELS and level is not GroupLevel.STANDALONE:
+                recorder.build(level)
+        self.groups = [plan for plan in recorder.plans if plan.measured]
+        self._measured = measured  # its name → entity look-ups serve the histograms
+
+    def entity_histograms(
+        self, imports: Sequence[ImportedStats]
+    ) -> tuple[dict[str, LatencyHistogram], dict[str, dict[HistogramKind, LatencyHistogram]]]:
+        """The imported histograms of the interval by entity id, as the breakdown attaches
+        and merges them (the best family only): merged, and kind by kind."""
+        family = histogram_family(imports)
+        found: dict[str, LatencyHistogram] = {}
+        kinds: dict[str, dict[HistogramKind, LatencyHistogram]] = {}
+        for imported in imports:
+            for entity in imported.entities:
+                if _is_interior(entity):
+                    continue
+                for kind, histogram in entity.histograms.items():
+                    if kind not in family:
+                        continue
+                    attached = self._measured.attach(entity.name)
+                    if attached is None:
+                        continue
+                    mine = found.get(attached.entity_id)
+                    if mine is None:
+                        mine = found[attached.entity_id] = LatencyHistogram()
+                    mine.merge_from(histogram)
+                    own = kinds.setdefault(attached.entity_id, {})
+                    before = own.get(kind)
+                    own[kind] = histogram if before is None else merged((before, histogram))
+        return found, kinds
+
+
+def _add_device(
+    columns: list[list[float]],
+    s: float,
+    r_s: float,
+    w_s: float,
+    rkb_s: float,
+    wkb_s: float,
+    r_await: float,
+    w_await: float,
+    aqu_sz: float,
+    util: float,
+) -> None:
+    """One device's eight figures a group sums, as `_group` takes them from its totals
+    (`figure_totals`, the same expressions): r/s, w/s, read and write MB/s, queue, I/Os,
+    milliseconds waited, %util."""
+    reads = max(0.0, r_s) * s
+    writes = max(0.0, w_s) * s
+    columns[0].append(reads / s)
+    columns[1].append(writes / s)
+    columns[2].append(max(0.0, rkb_s) * s / s / 1024)
+    columns[3].append(max(0.0, wkb_s) * s / s / 1024)
+    columns[4].append(max(0.0, aqu_sz) * s / s)
+    columns[5].append(reads + writes)
+    columns[6].append(max(0.0, r_await) * reads + max(0.0, w_await) * writes)
+    columns[7].append(100.0 * (min(100.0, max(0.0, util)) / 100.0 * s / s))
+
+
+def _columns(interval: IntervalFigures) -> list[list[float]]:
+    """The summed figures of every device of `interval` (`_add_device`), in its order."""
+    s = interval.interval_s
+    columns: list[list[float]] = [[] for _ in range(8)]
+    for f in interval.devices:
+        _add_device(
+            columns, s, f.r_s, f.w_s, f.rkb_s, f.wkb_s, f.r_await, f.w_await, f.aqu_sz, f.util
+        )
+    return columns
+
+
+class TickAggregator:
+    """Groups each interval along the hierarchy of one inventory, incrementally."""
+
+    def __init__(self, inventory: Inventory, levels: Sequence[GroupLevel]) -> None:
+        self.inventory = inventory
+        self.levels = tuple(levels)
+        self._plan: TickPlan | None = None
+        self.plans_built = 0
+
+    def plan_for(self, names: Sequence[str]) -> TickPlan:
+        """The plan for an interval measuring `names`: the last one while they stay the same."""
+        if self._plan is None or self._plan.names != tuple(names):
+            self._plan = TickPlan(self.inventory, self.levels, names)
+            self.plans_built += 1
+        return self._plan
+
+    def tick(
+        self, interval: IntervalFigures, imports: Sequence[ImportedStats] = ()
+    ) -> list[GroupTick] | None:
+        """Every measured group's figures for `interval`; None when the interval cannot be
+        summed this way (a device reset, an unusable length): the caller then takes the full
+        breakdown, which says why."""
+        seconds = interval.interval_s
+        if not (math.isfinite(seconds) and seconds > 0):
+            return None
+        if any(f.reset for f in interval.devices):
+            return None
+        if any(entity.points for imported in imports for entity in imported.entities):
+            return None  # imported figures join the devices: the breakdown sums those
+        names = [f.device for f in interval.devices]
+        return self._sums(names, _columns(interval), imports)
+
+    def tick_tables(
+        self,
+        before: DiskstatsTable,
+        after: DiskstatsTable,
+        leave_out: Container[str],
+        imports: Sequence[ImportedStats] = (),
+    ) -> tuple[list[GroupTick], float] | None:
+        """`tick` of the interval between two raw tables of counters, without the figures of
+        every device as models (what a live tick reads): the groups and the interval's
+        seconds; None where `tick` would give None (then take `table_series_figures`)."""
+        if any(entity.points for imported in imports for entity in imported.entities):
+            return None
+        itv, _ = interval_centiseconds(before, after)
+        if itv is None or not (math.isfinite(itv) and itv > 0):
+            return None
+        s = itv / 100
+        names = []
+        columns: list[list[float]] = [[] for _ in range(8)]
+        old_index, counters, new_counters = before.index, before.counters, after.counters
+        for position, name in enumerate(after.names):
+            old = old_index.get(name)
+            if old is None or name in leave_out:
+                continue
+            load = counter_load(counters(old), new_counters(position), itv)
+            if load is None:
+                return None  # a reset: the full breakdown notes it
+            names.append(name)
+            _add_device(columns, s, *load)
+        found = self._sums(names, columns, imports)
+        return None if found is None else (found, s)
+
+    def _sums(
+        self,
+        names: list[str],
+        columns: list[list[float]],
+        imports: Sequence[ImportedStats],
+    ) -> list[GroupTick] | None:
+        if len(set(names)) != len(names):
+            return None  # a name twice: the breakdown sums its figures first
+        plan = self.plan_for(names)
+        histograms, kinds = plan.entity_histograms(imports) if imports else ({}, {})
+        found = []
+        for group in plan.groups:
+            if len(group.devices) == 1:  # a disk's one path: its own figures
+                at = group.devices[0]
+                sums = [0.0 + column[at] for column in columns]
+            else:  # added in order from 0, as `_group` adds them
+                pick = itemgetter(*group.devices)
+                sums = [sum(pick(column), 0.0) for column in columns]
+            read_iops, write_iops, read_mb_s, write_mb_s, queue, ios, waited, util = sums
+            values = {
+                Metric.READ_IOPS: read_iops,
+                Metric.WRITE_IOPS: write_iops,
+                Metric.READ_KBPS: read_mb_s * 1024,
+                Metric.WRITE_KBPS: write_mb_s * 1024,
+                Metric.QUEUE: queue / group.measured,
+            }
+            if ios > 0:
+                values[Metric.LATENCY_MS] = waited / ios
+            values[Metric.UTIL_PCT] = util / len(group.devices)
+            histogram = None
+            by_kind: dict[HistogramKind, LatencyHistogram] = {}
+            if histograms:
+                together = merged(histograms[m] for m in group.member_ids if m in histograms)
+                histogram = None if together.empty else together
+                own = [kinds[m] for m in group.member_ids if m in kinds]
+                for kind in {kind for h in own for kind in h}:
+                    each = merged(h[kind] for h in own if kind in h)
+                    if not each.empty:
+                        by_kind[kind] = each
+            found.append(
+                GroupTick(
+                    group.level,
+                    group.id,
+                    group.name,
+                    values,
+                    histogram,
+                    read_iops + write_iops,
+                    by_kind,
+                )
+            )
+        return found
+
+
+def group_values(group: GroupFigures) -> dict[Metric, float]:
+    """The values a series point of `group` holds."""
+    values = {
+        Metric.READ_IOPS: group.read_iops,
+        Metric.WRITE_IOPS: group.write_iops,
+        Metric.READ_KBPS: group.read_mb_s * 1024,
+        Metric.WRITE_KBPS: group.write_mb_s * 1024,
+    }
+    if group.queue_per_member is not None:
+        values[Metric.QUEUE] = group.queue_per_member
+    if group.await_ms is not None:
+        values[Metric.LATENCY_MS] = group.await_ms
+    if group.util_pct is not None:
+        values[Metric.UTIL_PCT] = group.util_pct
+    return values
+
+
+def full_tick(
+    inventory: Inventory,
+    interval: IntervalFigures,
+    imports: Sequence[ImportedStats],
+    levels: Sequence[GroupLevel],
+    slower_than_s: float,
+) -> list[GroupTick]:
+    """Every measured group of `interval` from the full breakdown (what a tick gives)."""
+    grouped = breakdown(
+        inventory,
+        levels=levels,
+        intervals=[interval],
+        imports=imports,
+        slower_than_s=slower_than_s,
+        by_kind=True,
+    )
+    return [
+        GroupTick(
+            level.level, g.id, g.name, group_values(g), g.histogram, g.iops, dict(g.histograms)
+        )
+        for level in grouped.levels
+        for g in level.groups
+        if g.measured
+    ]

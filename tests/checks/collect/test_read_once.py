@@ -1,0 +1,63 @@
+"""Every file of a host is read at most once per inventory, in one process or with the block
+devices read by a forked child beside the SAS walk (issue 17: `inventory` read 1,940 sysfs
+files twice). Counted on real captures: an mpt3sas host (its HBA's PCIe link was read by the
+SAS walk and by the PCIe collector) and a host with device-mapper devices."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from pinchpoint.checks.collect.inventory import collect_inventory
+from pinchpoint.checks.source import SnapshotSource
+from tests.fixture_paths import FIXTURES
+
+CAPTURES = [FIXTURES / "snapshots" / "procfs-mpt3sas", FIXTURES / "block" / "procfs"]
+
+
+def reads_per_path(
+    snapshot: Path, parallel: bool, log: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Counter[str], str]:
+    """How often each host path was read while one inventory was taken (reads in a forked child
+    counted too: each read is a line appended to `log`), and the inventory as JSON."""
+    log.write_bytes(b"")
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND)
+    real_read = SnapshotSource.read_bytes
+
+    def counted(self: SnapshotSource, path: str, limit: int | None = None) -> bytes:
+        os.write(fd, path.encode() + b"\n")
+        return real_read(self, path, limit)
+
+    monkeypatch.setattr(SnapshotSource, "read_bytes", counted)
+    try:
+        inventory = collect_inventory(SnapshotSource(snapshot), parallel=parallel)
+    finally:
+        os.close(fd)
+        monkeypatch.undo()
+    return Counter(log.read_text().splitlines()), inventory.model_dump_json()
+
+
+@pytest.mark.parametrize("snapshot", CAPTURES, ids=lambda p: p.name)
+def test_each_file_is_read_once_per_inventory(
+    snapshot: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alone, alone_json = reads_per_path(snapshot, False, tmp_path / "alone", monkeypatch)
+    forked, forked_json = reads_per_path(snapshot, True, tmp_path / "forked", monkeypatch)
+    assert len(alone) > 100  # the capture was read
+    assert [p for p, n in alone.items() if n > 1] == []
+    assert [p for p, n in forked.items() if n > 1] == []
+    assert set(forked) == set(alone)
+    assert forked_json == alone_json  # the child's block devices joined to the SAS disks
+
+
+def test_sas_disks_keep_size_and_rotation_when_the_block_devices_are_read_beside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, forked_json = reads_per_path(CAPTURES[0], True, tmp_path / "log", monkeypatch)
+    inventory = collect_inventory(SnapshotSource(CAPTURES[0]), parallel=False)
+    disks = [d for d in inventory.sas.disks if d.paths and d.paths[0].block_device]
+    assert [d for d in disks if d.size_bytes]  # their sizes were captured (rotation was not)
+    assert forked_json == inventory.model_dump_json()

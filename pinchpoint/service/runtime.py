@@ -19,6 +19,7 @@ from pinchpoint.naming import host_from_token, host_name_problem, host_token
 from pinchpoint.performance import settle_heap
 from pinchpoint.rules.catalog import CATALOG, FLEET_RULES
 from pinchpoint.rules.config import Config, load_config
+from pinchpoint.rules.derived.fleet_facts import fleet_facts
 from pinchpoint.rules.engine import evaluate, fleet_context
 from pinchpoint.service.checkup import Checkup
 from pinchpoint.service.events import FindingTransition
@@ -272,7 +273,7 @@ class Service:
             inventory = self.store.latest_inventory(record.name)
             if inventory is not None:
                 inventories[record.name] = inventory
-        findings, _, _ = evaluate(fleet_context(inventories), FLEET_RULES, self.rules_config())
+        findings, _, _ = evaluate(fleet_context(fleet_facts(inventories)), FLEET_RULES, self.rules_config())
         return findings
 
     # --- views the API serves ----------------------------------------------------------

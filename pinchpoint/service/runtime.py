@@ -14,12 +14,12 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from pinchpoint.model.findings import Finding, Mute, Report
+from pinchpoint.model.fleet import FleetFacts
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.naming import host_from_token, host_name_problem, host_token
 from pinchpoint.performance import settle_heap
 from pinchpoint.rules.catalog import CATALOG, FLEET_RULES
-from pinchpoint.rules.config import Config, load_config
-from pinchpoint.rules.derived.fleet_facts import fleet_facts
+from pinchpoint.rules.config import Config, ConfigError, load_config
 from pinchpoint.rules.engine import evaluate, fleet_context
 from pinchpoint.service.checkup import Checkup
 from pinchpoint.service.events import FindingTransition
@@ -102,6 +102,7 @@ class Service:
         if store is None:
             data_dir.mkdir(parents=True, exist_ok=True)
         self.store = store or Store.open(settings.resolved_database_url())
+        self.store.fleet_judge = self._judge_fleet
         self.target = HostTarget.from_settings(settings)
         self.notifier = Notifier(settings.webhooks, base_url=settings.public_url)
         self.sampler = StatsSampler(
@@ -267,14 +268,24 @@ class Service:
                 return found
 
     def fleet_findings(self) -> list[Finding]:
-        """Findings across hosts: the fleet rules on every host's newest inventory."""
-        inventories = {}
-        for record in self.store.hosts():
-            inventory = self.store.latest_inventory(record.name)
-            if inventory is not None:
-                inventories[record.name] = inventory
-        findings, _, _ = evaluate(fleet_context(fleet_facts(inventories)), FLEET_RULES, self.rules_config())
-        return findings
+        """Findings across hosts, as the pushes that changed them left them in the store (no
+        inventory is read, nothing is judged here)."""
+        return self.store.fleet_findings()
+
+    def fleet_findings_json(self) -> bytes:
+        """The same as the JSON array the API serves, joined from the stored bodies."""
+        return self.store.fleet_findings_json()
+
+    def _judge_fleet(self, facts: FleetFacts) -> list[Finding]:
+        """The fleet rules on some hosts' fleet facts, with the rules' config as it is now: what
+        a push that changes a host's facts runs (`service/store/fleet.py`). A config file that
+        cannot be used is logged and the defaults judge: a push is never refused for it."""
+        try:
+            config = self.rules_config()
+        except ConfigError as err:
+            log.error("the rules' config file cannot be used, fleet rules use defaults: %s", err)
+            config = Config()
+        return evaluate(fleet_context(facts), FLEET_RULES, config)[0]
 
     # --- views the API serves ----------------------------------------------------------
 

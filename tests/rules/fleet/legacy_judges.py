@@ -4,14 +4,17 @@ over fleet facts must agree with (`test_fleet_facts_agree.py`)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
-from pinchpoint.model.findings import Evidence, Fact
+from pinchpoint.model.findings import Evidence, Fact, Finding
+from pinchpoint.model.fleet import FleetFacts
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.network import Nic
 from pinchpoint.naming import host_ref, nic_ref
-from pinchpoint.rules.base import Hit
+from pinchpoint.rules.base import Hit, Limits, RuleContext
+from pinchpoint.rules.catalog import FLEET_RULES
 from pinchpoint.rules.derived.firmware import (
     Unit,
     behind_facts,
@@ -19,6 +22,7 @@ from pinchpoint.rules.derived.firmware import (
     mismatch_severity,
 )
 from pinchpoint.rules.derived.nics import nic_model_key
+from pinchpoint.rules.engine import evaluate, fleet_context
 
 
 def nic_peer_outlier(hosts: Mapping[str, Inventory]) -> Iterator[Hit]:
@@ -122,3 +126,23 @@ def firmware_mismatch(hosts: Mapping[str, Inventory]) -> Iterator[Hit]:
                     )
                 ],
             )
+
+
+LegacyJudge = Callable[[Mapping[str, Inventory]], Iterator[Hit]]
+LEGACY: dict[str, LegacyJudge] = {
+    "fleet.nic.peer_outlier": nic_peer_outlier,
+    "fleet.firmware.mismatch": firmware_mismatch,
+}
+
+
+def legacy_findings(hosts: Mapping[str, Inventory]) -> list[Finding]:
+    """The findings of the judges before fleet facts, through the same engine and catalog."""
+
+    def judge_of(old: LegacyJudge) -> Callable[[RuleContext, Limits], Iterator[Hit]]:
+        return lambda _context, _limits: old(hosts)
+
+    rules = [dataclasses.replace(r, judge=judge_of(LEGACY[r.id])) for r in FLEET_RULES]
+    context = fleet_context(FleetFacts(hosts=sorted(hosts)))  # the input is present
+    findings, skipped, _ = evaluate(context, rules)
+    assert skipped == []
+    return findings

@@ -131,10 +131,10 @@ class Service:
             Jobs(
                 sweep=lambda: self.runner.request_unless_pending("schedule"),
                 smart=lambda: self.runner.request_unless_pending("smart"),
-                daily_report=self.write_daily_report,
-                prune=self.prune,
+                daily_report=self._once("daily_report", self.write_daily_report),
+                prune=self._once("prune", self.prune),
                 sample_stats=self.sampler.tick,
-                compact_stats=self.compact_statistics,
+                compact_stats=self._once("compact_stats", self.compact_statistics),
             ),
         )
         self._own_host: str | None = None
@@ -152,6 +152,9 @@ class Service:
         from pinchpoint.checks.source.scratch import clean_stale_everywhere
 
         clean_stale_everywhere(self.settings.resolved_data_dir() / "uploads")
+        filled = self.store.backfill_fleet_facts()  # a store from before fleet facts
+        if filled:
+            log.info("fleet facts taken from the newest inventory of %d hosts", filled)
         self.target.open()
         self.store_watch.start()
         self.runner.start()
@@ -365,6 +368,19 @@ class Service:
         return view
 
     # --- scheduled chores --------------------------------------------------------------
+
+    def _once(self, name: str, job: Callable[[], None]) -> Callable[[], None]:
+        """`job` run by one instance only of the services over this store, each firing (the
+        store records who started it: `Store.claim_job`)."""
+        instance = f"{socket.gethostname()}:{os.getpid()}"
+
+        def run() -> None:
+            if self.store.claim_job(name, instance):
+                job()
+            else:
+                log.info("scheduled job %s: another instance runs it", name)
+
+        return run
 
     def write_daily_report(self) -> None:
         """The newest report as HTML and Markdown in `<data dir>/reports/`, one per host a day,

@@ -247,3 +247,14 @@ class FleetFindingRow(Base):
     first_seen: Mapped[datetime] = mapped_column(UtcDateTime)
     last_seen: Mapped[datetime] = mapped_column(UtcDateTime)
     body: Mapped[bytes] = mapped_column(LargeBinary)  # the Finding, JSON, zlib
+
+
+class JobRunRow(Base):
+    """When a scheduled job that concerns the whole store (prune, the daily report) last
+    started: several instances over one database run each firing once."""
+
+    __tablename__ = "job_runs"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    started_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    instance: Mapped[str] = mapped_column(String)  # who ran it: host name and process id

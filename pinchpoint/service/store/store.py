@@ -48,6 +48,7 @@ from pinchpoint.service.store.schema import (
     InventoryPartLinkRow,
     InventoryPartRow,
     InventoryRow,
+    JobRunRow,
     MuteRow,
     ReportRow,
 )
@@ -83,6 +84,23 @@ class Store(ReportStore, InventoryStore, FindingStore, MuteStore, HostStore, Ser
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+    def claim_job(
+        self, name: str, instance: str, *, within_s: float = 50.0, now: datetime | None = None
+    ) -> bool:
+        """Whether this instance runs this firing of the store-wide job `name`: False when
+        another one started it less than `within_s` ago (instances fire together, by cron)."""
+        moment = moment_or_now(now)
+        with self._writing() as session:
+            lock(session, f"job:{name}")
+            row = session.get(JobRunRow, name)
+            if row is not None and row.started_at > moment - timedelta(seconds=within_s):
+                return False
+            if row is None:
+                session.add(JobRunRow(name=name, started_at=moment, instance=instance))
+            else:
+                row.started_at, row.instance = moment, instance
+            return True
 
     def prune(self, *, keep_reports_days: int, now: datetime | None = None) -> PruneResult:
         """Delete reports generated more than `keep_reports_days` ago (never a host's newest),

@@ -1,5 +1,6 @@
 """Fleet facts and fleet findings: what the fleet rules compare, kept per host and group when
-a report is stored, and their findings as rows (`docs/store.md`).
+a report is stored, and their findings as rows; when each store-wide scheduled job last ran, so
+that several central instances run each firing once (`docs/store.md`).
 
 Revision ID: 0002
 Revises: 0001
@@ -70,9 +71,17 @@ def upgrade() -> None:
     op.create_index(
         op.f("ix_fleet_findings_state_severity_rank"), "fleet_findings", ["state", "severity_rank"]
     )
+    op.create_table(
+        "job_runs",
+        sa.Column("name", sa.String(length=32), nullable=False),
+        _time("started_at"),
+        sa.Column("instance", sa.String(), nullable=False),
+        sa.PrimaryKeyConstraint("name", name=op.f("pk_job_runs")),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("job_runs")
     op.drop_table("fleet_findings")
     op.drop_table("fleet_facts")
     with op.batch_alter_table("hosts") as batch:

@@ -7,6 +7,7 @@ a store written before fleet facts is filled in from its inventories."""
 from __future__ import annotations
 
 import json
+import threading
 from datetime import timedelta
 
 import pytest
@@ -102,3 +103,32 @@ def test_a_store_without_fleet_facts_is_filled_in(
     assert store.backfill_fleet_facts() == len(mixed_fleet)
     assert _dumps(store.fleet_findings()) == expected
     assert store.backfill_fleet_facts() == 0
+
+
+def test_hosts_with_the_same_inventory_saved_at_once_are_all_kept(
+    store: Store, mixed_fleet: dict[str, Inventory]
+) -> None:
+    """Eight hosts whose inventories hold the same parts, saved at the same moment: the first
+    commit stores the inventory, the others find it (before, PostgreSQL answered the others
+    with a unique violation on the part links: an ORM INSERT's rowcount there is -1)."""
+    template = mixed_fleet["store-01"]
+    start = threading.Barrier(8)
+    failures: list[BaseException] = []
+
+    def save(number: int) -> None:
+        host = template.host.model_copy(update={"hostname": f"twin-{number}"})
+        inventory = template.model_copy(update={"host": host})
+        try:
+            start.wait(timeout=30)
+            store.save_report(Report(host=host, generated_at=T0), inventory=inventory)
+        except BaseException as err:
+            failures.append(err)
+
+    threads = [threading.Thread(target=save, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert failures == []
+    assert [h.name for h in store.hosts()] == [f"twin-{n}" for n in range(8)]
+    assert all(store.latest_inventory(f"twin-{n}") is not None for n in range(8))

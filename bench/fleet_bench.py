@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -226,17 +227,24 @@ def push_all(side: Side, bodies: list[Callable[[], bytes]], agents: int) -> tupl
                     local.client = next(pool)
             url = side.urls[index % len(side.urls)] + "/v1/pushed-reports"
             body = bodies[index]()
-            for _attempt in range(4):  # as an agent does: a 5xx is sent again
-                answer = local.client.post(
-                    url, content=body, headers={"Content-Type": "application/json"}
-                )
-                if answer.status_code in (200, 201):
-                    return
+            last = ""
+            for _attempt in range(4):  # as an agent does: a 5xx or a dropped connection again
+                try:
+                    answer = local.client.post(
+                        url, content=body, headers={"Content-Type": "application/json"}
+                    )
+                except httpx.TransportError as err:
+                    last = f"{type(err).__name__}: {err}"
+                else:
+                    if answer.status_code in (200, 201):
+                        return
+                    last = f"HTTP {answer.status_code}: {answer.text[:200]}"
+                    if answer.status_code < 500:
+                        break
                 with lock:
                     refused += 1
-                if answer.status_code < 500:
-                    break
-            print(f"    {side.label}: HTTP {answer.status_code}: {answer.text[:200]}")
+                time.sleep(0.5)
+            print(f"    {side.label}: not taken: {last}")
 
         start = time.perf_counter()
         with ThreadPoolExecutor(agents) as executor:
@@ -276,103 +284,109 @@ def main() -> None:
     parser.add_argument("--gets-before", type=int, default=20, help="GETs per size (before)")
     parser.add_argument("--before", type=Path, default=Path("/work/main"))
     parser.add_argument("--instances", type=int, default=2)
+    parser.add_argument(
+        "--work",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "pinchpoint-fleet-bench",
+        help="kept: the simulated 1,920-path host and the instances' logs",
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.hosts.split(",")]
     print(machine_line())
     print("the machine is shared with other work: figures are of this run, A/B interleaved")
 
-    with tempfile.TemporaryDirectory(prefix="fleet-bench-") as scratch:
-        work = Path(scratch)
-        client = (SPECS / "fleet_client.toml").read_text(encoding="utf-8")
-        client = client.replace('"client-01"', f'"{NAME}"')
-        slow = client.replace("partner_mbps = [10, 100, 1000]", "partner_mbps = [10, 100]")
-        templates = {}
-        for name, text in (
-            ("client", client),
-            ("client-slow", slow),
-            ("storage", STORAGE.format(disk="A3D0")),
-            ("storage-old", STORAGE.format(disk="A1G0")),
-        ):
-            (work / name).mkdir()
-            templates[name] = _template(text, work / name)
-        (work / "big").mkdir()
-        big_report, big_inventory = check(SPECS / "bench_1920.toml", work / "big" / "snapshot")
-        big = _template_of(big_report, big_inventory)
-        print(
-            f"bodies: client {len(templates['client'].text) / 1e3:.0f} kB, storage "
-            f"{len(templates['storage'].text) / 1e3:.0f} kB, 1,920-path host "
-            f"{len(big.text) / 1e6:.1f} MB"
-        )
+    work = args.work
+    for old in work.glob("before-*"), work.glob("after-*"):
+        for path in old:
+            shutil.rmtree(path)
+    work.mkdir(parents=True, exist_ok=True)
+    client = (SPECS / "fleet_client.toml").read_text(encoding="utf-8")
+    client = client.replace('"client-01"', f'"{NAME}"')
+    slow = client.replace("partner_mbps = [10, 100, 1000]", "partner_mbps = [10, 100]")
+    templates = {}
+    for name, text in (  # small hosts, simulated at every run
+        ("client", client),
+        ("client-slow", slow),
+        ("storage", STORAGE.format(disk="A3D0")),
+        ("storage-old", STORAGE.format(disk="A1G0")),
+    ):
+        (work / name).mkdir(exist_ok=True)
+        templates[name] = _template(text, work / name)
+    (work / "big").mkdir(exist_ok=True)
+    big_report, big_inventory = check(SPECS / "bench_1920.toml", work / "big" / "snapshot")
+    big = _template_of(big_report, big_inventory)
+    print(
+        f"bodies: client {len(templates['client'].text) / 1e3:.0f} kB, storage "
+        f"{len(templates['storage'].text) / 1e3:.0f} kB, 1,920-path host "
+        f"{len(big.text) / 1e6:.1f} MB"
+    )
 
-        def ordinary(number: int) -> Template:
-            if number % 2:
-                return templates["client-slow" if number % 50 == 1 else "client"]
-            return templates["storage-old" if number % 40 == 0 else "storage"]
+    def ordinary(number: int) -> Template:
+        if number % 2:
+            return templates["client-slow" if number % 50 == 1 else "client"]
+        return templates["storage-old" if number % 40 == 0 else "storage"]
 
-        sides = [
-            Side(
-                "before", args.before.resolve(), _create_database(ADMIN_URL, "fleet_bench_before")
-            ),
-            Side("after", ROOT, _create_database(ADMIN_URL, "fleet_bench_after")),
-        ]
-        try:
+    sides = [
+        Side("before", args.before.resolve(), _create_database(ADMIN_URL, "fleet_bench_before")),
+        Side("after", ROOT, _create_database(ADMIN_URL, "fleet_bench_after")),
+    ]
+    try:
+        for side in sides:
+            _start(side, work, args.instances)
+        print(f"{args.instances} central instances each, {args.agents} agents pushing")
+        have = 0
+        answers: dict[str, bytes] = {}
+        for size in sizes:
+            new = range(have, size)
             for side in sides:
-                _start(side, work, args.instances)
-            print(f"{args.instances} central instances each, {args.agents} agents pushing")
-            have = 0
-            answers: dict[str, bytes] = {}
-            for size in sizes:
-                new = range(have, size)
-                for side in sides:
-                    bodies = [(lambda n=n: ordinary(n).body(f"host-{n:05d}", T0)) for n in new]
-                    rate, refused = push_all(side, bodies, args.agents)
-                    print(
-                        f"  {side.label}: {len(bodies)} new ordinary hosts pushed: "
-                        f"{rate:.1f}/s ({refused} refused)"
-                    )
-                have = size
-                for side in sides:
-                    count = args.gets if side.label == "after" else args.gets_before
-                    time_gets(side, 2)  # warm
-                    times, body = time_gets(side, count)
-                    answers[side.label] = body
-                    print(
-                        f"  {side.label}: GET /v1/fleet/findings at {size} hosts, {count} "
-                        f"requests: p50 {_ms(times, 0.5):.1f} ms, p99 {_ms(times, 0.99):.1f} ms, "
-                        f"max {max(times) * 1000:.1f} ms, mean "
-                        f"{statistics.mean(times) * 1000:.1f} ms"
-                    )
-                same = json.loads(answers["before"]) == json.loads(answers["after"])
-                findings = len(json.loads(answers["after"]))
-                print(f"  the same answer from both codes: {same} ({findings} findings)")
-            later = T0 + timedelta(minutes=5)
-            for side in sides:
-                bodies = [
-                    (lambda n=n, at=later: ordinary(n).body(f"host-{n:05d}", at))
-                    for n in range(have)
-                ]
+                bodies = [(lambda n=n: ordinary(n).body(f"host-{n:05d}", T0)) for n in new]
                 rate, refused = push_all(side, bodies, args.agents)
                 print(
-                    f"  {side.label}: {have} ordinary hosts pushed again (same hardware): "
+                    f"  {side.label}: {len(bodies)} new ordinary hosts pushed: "
                     f"{rate:.1f}/s ({refused} refused)"
                 )
+            have = size
             for side in sides:
-                bodies = [(lambda n=n: big.body(f"big-{n:04d}", T0)) for n in range(args.big)]
-                rate, refused = push_all(side, bodies, min(args.agents, 4))
+                count = args.gets if side.label == "after" else args.gets_before
+                time_gets(side, 2)  # warm
+                times, body = time_gets(side, count)
+                answers[side.label] = body
                 print(
-                    f"  {side.label}: {args.big} 7 MB hosts pushed: {rate:.2f}/s "
-                    f"({refused} refused)"
+                    f"  {side.label}: GET /v1/fleet/findings at {size} hosts, {count} "
+                    f"requests: p50 {_ms(times, 0.5):.1f} ms, p99 {_ms(times, 0.99):.1f} ms, "
+                    f"max {max(times) * 1000:.1f} ms, mean "
+                    f"{statistics.mean(times) * 1000:.1f} ms"
                 )
-            for side in sides:
-                times, _ = time_gets(side, 10 if side.label == "before" else args.gets)
-                print(
-                    f"  {side.label}: GET /v1/fleet/findings with {args.big} big hosts more: "
-                    f"p50 {_ms(times, 0.5):.1f} ms, p99 {_ms(times, 0.99):.1f} ms"
-                )
-        finally:
-            for side in sides:
-                _stop(side)
-                _drop_database(ADMIN_URL, side.database)
+            same = json.loads(answers["before"]) == json.loads(answers["after"])
+            findings = len(json.loads(answers["after"]))
+            print(f"  the same answer from both codes: {same} ({findings} findings)")
+        later = T0 + timedelta(minutes=5)
+        for side in sides:
+            bodies = [
+                (lambda n=n, at=later: ordinary(n).body(f"host-{n:05d}", at)) for n in range(have)
+            ]
+            rate, refused = push_all(side, bodies, args.agents)
+            print(
+                f"  {side.label}: {have} ordinary hosts pushed again (same hardware): "
+                f"{rate:.1f}/s ({refused} refused)"
+            )
+        for side in sides:
+            bodies = [(lambda n=n: big.body(f"big-{n:04d}", T0)) for n in range(args.big)]
+            rate, refused = push_all(side, bodies, min(args.agents, 4))
+            print(f"  {side.label}: {args.big} 7 MB hosts pushed: {rate:.2f}/s ({refused} refused)")
+        for side in sides:
+            times, _ = time_gets(side, 5 if side.label == "before" else args.gets)
+            print(
+                f"  {side.label}: GET /v1/fleet/findings with {args.big} big hosts more: "
+                f"p50 {_ms(times, 0.5):.1f} ms, p99 {_ms(times, 0.99):.1f} ms"
+            )
+    finally:
+        for side in sides:
+            codes = [process.poll() for process in side.processes]
+            if any(code is not None for code in codes):
+                print(f"  {side.label}: instances exited early: {codes} (logs in {work})")
+            _stop(side)
+            _drop_database(ADMIN_URL, side.database)
 
 
 if __name__ == "__main__":

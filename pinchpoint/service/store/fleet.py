@@ -4,10 +4,10 @@ findings kept as rows, judged again for the groups a push changes, in the push's
 `GET /v1/fleet/findings` reads those rows only: no inventory is read to answer it.
 
 A push whose host's facts did not change (the usual case: the same hardware every sweep) costs
-one digest comparison. One that changes them takes the "fleet" lock (PostgreSQL: an advisory
-transaction lock, so that two central instances judge one group one after the other), rewrites
-the host's fact rows, and judges every group it left or joined with the facts of every host in
-that group."""
+one digest comparison. One that changes them locks each group it left or joined (PostgreSQL:
+advisory transaction locks taken in one order, so that two central instances judge one group
+one after the other while pushes of hosts in other groups go on), rewrites the host's fact
+rows, and judges each of those groups with the facts of every host in it."""
 
 from __future__ import annotations
 
@@ -184,13 +184,14 @@ def keep_fleet_facts(
     host.fleet_at = generated_at
     if digest == host.fleet_digest:
         return False
-    lock(session, "fleet")
-    before = {
+    before = {  # stable: the caller holds the host's lock
         (kind, key)
         for kind, key in session.execute(
             select(FleetFactRow.kind, FleetFactRow.group_key).where(FleetFactRow.host_id == host.id)
         )
     }
+    for kind, key in sorted(before | set(rows)):  # in one order everywhere: no deadlock
+        lock(session, f"fleet:{kind}:{key}")
     session.execute(delete(FleetFactRow).where(FleetFactRow.host_id == host.id))
     session.add_all(
         FleetFactRow(host_id=host.id, kind=kind, group_key=key, body=body)

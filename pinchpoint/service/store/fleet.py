@@ -15,9 +15,10 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable
 from datetime import datetime
+from functools import lru_cache
 
 from pydantic import TypeAdapter
-from sqlalchemy import ColumnElement, Engine, delete, or_, select
+from sqlalchemy import ColumnElement, Engine, delete, or_, select, update
 from sqlalchemy.orm import Session
 
 from pinchpoint.model.findings import Finding
@@ -41,6 +42,21 @@ FleetJudge = Callable[[FleetFacts], list[Finding]]
 Group = tuple[str, str]  # (kind, group_key)
 
 _NICS = TypeAdapter(list[FleetNic])
+PARSED_KEPT = 16384  # fact rows kept parsed per process
+
+
+@lru_cache(maxsize=PARSED_KEPT)
+def _parsed_nics(body: str) -> tuple[FleetNic, ...]:
+    """A `nic` fact row parsed, once per content per process: judging a group reads every
+    host's row in it, and a push changes one. A cache of content (the row's JSON is its key,
+    and names its host), not of state: nothing in it can be stale."""
+    return tuple(_NICS.validate_json(body))
+
+
+@lru_cache(maxsize=PARSED_KEPT)
+def _parsed_model(body: str) -> FleetModel:
+    """A `model` fact row parsed, once per content per process (as `_parsed_nics`)."""
+    return FleetModel.model_validate_json(body)
 
 
 def judge_with_defaults(facts: FleetFacts) -> list[Finding]:
@@ -84,17 +100,19 @@ def judge_groups(session: Session, groups: set[Group], judge: FleetJudge, now: d
     """Judge each of `groups` again with the facts of every host in it and bring its stored
     findings up to date (new ones open, gone ones resolved); how many rows changed."""
     members: dict[Group, dict[str, str]] = {group: {} for group in groups}
+    owners: dict[str, int] = {}
     by_kind: dict[str, list[str]] = {}
     for kind, key in groups:
         by_kind.setdefault(kind, []).append(key)
     for kind, keys in by_kind.items():
         for chunk in _chunks(sorted(keys)):
-            for key, body, host in session.execute(
-                select(FleetFactRow.group_key, FleetFactRow.body, HostRow.name)
+            for key, body, host, host_id in session.execute(
+                select(FleetFactRow.group_key, FleetFactRow.body, HostRow.name, HostRow.id)
                 .join(HostRow, HostRow.id == FleetFactRow.host_id)
                 .where(FleetFactRow.kind == kind, FleetFactRow.group_key.in_(chunk))
             ):
                 members[(kind, key)][host] = body
+                owners[host] = host_id
     found: dict[str, tuple[Group, Finding]] = {}
     for group, bodies in sorted(members.items()):
         if not bodies:
@@ -102,21 +120,13 @@ def judge_groups(session: Session, groups: set[Group], judge: FleetJudge, now: d
         hosts = sorted(bodies)
         if group[0] == NIC:
             facts = FleetFacts(
-                hosts=hosts, nics=[n for h in hosts for n in _NICS.validate_json(bodies[h])]
+                hosts=hosts, nics=[n for h in hosts for n in _parsed_nics(bodies[h])]
             )
         else:
-            models = [FleetModel.model_validate_json(bodies[h]) for h in hosts]
+            models = [_parsed_model(bodies[h]) for h in hosts]
             facts = FleetFacts(hosts=hosts, models=models)
         for finding in judge(facts):
             found[finding.id] = (group, finding)
-    owners = {
-        name: host_id
-        for host_id, name in session.execute(
-            select(HostRow.id, HostRow.name).where(
-                HostRow.name.in_({h for b in members.values() for h in b})
-            )
-        )
-    }
     clauses: list[ColumnElement[bool]] = [
         (FleetFindingRow.kind == kind) & FleetFindingRow.group_key.in_(chunk)
         for kind, keys in by_kind.items()
@@ -131,6 +141,7 @@ def judge_groups(session: Session, groups: set[Group], judge: FleetJudge, now: d
         if finding_id not in found and row.state != RESOLVED:
             row.state = RESOLVED
             changed += 1
+    seen = []
     for finding_id, ((kind, key), finding) in found.items():
         owner = _owner(finding, owners)
         if owner is None:
@@ -156,13 +167,21 @@ def judge_groups(session: Session, groups: set[Group], judge: FleetJudge, now: d
             )
             changed += 1
             continue
+        seen.append(finding_id)
         differs = [name for name, value in values.items() if getattr(existing, name) != value]
         if differs or unpack(existing.body) != text:
             for name in differs:
                 setattr(existing, name, values[name])
             existing.body = pack(text)
             changed += 1
-        existing.last_seen = now
+    session.flush()
+    for chunk in _chunks(seen):  # still there: seen now, in one statement per chunk
+        session.execute(
+            update(FleetFindingRow)
+            .where(FleetFindingRow.finding_id.in_(chunk))
+            .values(last_seen=now)
+            .execution_options(synchronize_session=False)
+        )
     return changed
 
 

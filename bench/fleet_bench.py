@@ -2,8 +2,8 @@
 
 Two real central instances of each code (`python -m pinchpoint serve --role central` under
 uvicorn, one process each, on loopback ports) over a PostgreSQL database of their own: "before"
-runs the code of `--before` (default: the main checkout next to this worktree, the fleet rules
-reading every host's inventory per GET), "after" this checkout (fleet facts and findings kept as
+runs the code of `--before` (default: a checkout named `main` beside this one; main's fleet
+rules read every host's inventory per GET), "after" this checkout (fleet facts and findings kept as
 rows at push time). Phases alternate between the two (A/B in the same run):
 
 * pushes of ordinary hosts (simulated clients, field case 3, and small storage hosts with six
@@ -282,7 +282,9 @@ def main() -> None:
     parser.add_argument("--agents", type=int, default=8)
     parser.add_argument("--gets", type=int, default=100, help="GETs per size (after)")
     parser.add_argument("--gets-before", type=int, default=20, help="GETs per size (before)")
-    parser.add_argument("--before", type=Path, default=Path("/work/main"))
+    parser.add_argument(
+        "--before", type=Path, default=ROOT.parent / "main", help="a checkout of the code before"
+    )
     parser.add_argument("--instances", type=int, default=2)
     parser.add_argument(
         "--work",

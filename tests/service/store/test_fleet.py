@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from service.store.storetest import T0
@@ -75,6 +75,10 @@ def test_a_push_that_changes_a_host_updates_its_groups(
     assert all(states[finding_id] == "resolved" for finding_id in gone)
     # an older report of client-02 (its old inventory) does not move the facts back
     _push(store, mixed_fleet["client-02"], 30)
+    assert _dumps(store.fleet_findings()) == _dumps(after)
+    # resolved fleet findings go with the retention; open ones stay
+    pruned = store.prune(keep_reports_days=30, now=datetime.now(UTC) + timedelta(days=31))
+    assert pruned.fleet_findings == len(gone)
     assert _dumps(store.fleet_findings()) == _dumps(after)
 
 

@@ -58,6 +58,9 @@ pytest: $(STAMP)
 
 test: system-deps database bpf lint typecheck pytest
 
+# the code bench/fleet_bench.py compares with ("before"): a checkout of main beside this one
+MAIN_CHECKOUT ?= ../main
+
 bench: $(STAMP)
 	$(BIN)/python bench/inventory_bench.py
 	$(BIN)/python bench/ebpf_overhead.py
@@ -68,6 +71,9 @@ bench: $(STAMP)
 	$(BIN)/python bench/check_bench.py
 	$(BIN)/python bench/inventory_reads_bench.py
 	$(BIN)/python bench/sampler_tick_bench.py
+
+	$(BIN)/python bench/fleet_bench.py --before $(MAIN_CHECKOUT)
+	$(BIN)/python bench/store_growth_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bpf/build

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 from http import HTTPStatus
 from typing import Any
 
@@ -10,9 +11,14 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
+from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from pinchpoint.service.store import StoreInputError
+from pinchpoint.service.store import StoreInputError, store_unavailable
+
+STORE_RETRY_AFTER_S = 5  # a database restart or failover takes seconds
+
+log = logging.getLogger(__name__)
 
 PROBLEM_JSON = "application/problem+json"
 PROBLEM_BASE = "https://pinchpoint.dev/problems/"
@@ -105,6 +111,21 @@ def install_problem_handlers(app: FastAPI) -> None:
     @app.exception_handler(StoreInputError)
     async def _store_input(_request: Request, err: StoreInputError) -> JSONResponse:
         return problem_response(422, str(err), "validation")
+
+    @app.exception_handler(DBAPIError)
+    async def _store(_request: Request, err: DBAPIError) -> JSONResponse:
+        """The database unreachable or restarting: 503 with Retry-After (an agent's push is
+        sent again then), never a 500; nothing of the request was stored."""
+        if store_unavailable(err):
+            log.warning("the store is unavailable: %s", type(err.orig).__name__)
+            return problem_response(
+                503,
+                "the store's database cannot be reached just now; try again",
+                "store-unavailable",
+                headers={"Retry-After": str(STORE_RETRY_AFTER_S)},
+            )
+        log.error("a store error: %s", type(err.orig).__name__)
+        return problem_response(500, f"internal error: {type(err).__name__}", "internal")
 
     @app.exception_handler(Exception)
     async def _internal(_request: Request, err: Exception) -> JSONResponse:

@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import TypeVar, cast
 
 from pinchpoint.model.findings import EntityRef, Evidence, Severity
+from pinchpoint.model.fleet import FleetFacts
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.stats import ImportedStats, IntervalFigures, Metric, NetDevInterval
 
@@ -41,7 +42,7 @@ class Input(StrEnum):
     # latency over time: diskstats intervals, or imported series with a latency metric (PerfMon)
     LATENCY_SERIES = "latency_series"
     PREVIOUS = "previous"  # the inventory of the sweep before (for counters that rise)
-    FLEET = "fleet"  # the newest inventory of every host a central service holds
+    FLEET = "fleet"  # the fleet facts of every host a central service holds (model/fleet.py)
     NVME = "nvme"  # NVMe subsystems, controllers and paths
     ISCSI = "iscsi"  # iSCSI sessions and their LUNs
     # NIC error counters (`Nic.counters`) in this sweep and, when there is one, the one before
@@ -90,7 +91,7 @@ class RuleContext:
     net_intervals: list[NetDevInterval] = field(default_factory=list)
     previous: Inventory | None = None
     slower_than_s: float = 0.220  # the "slow I/O" line of the breakdown (field case 1: 220 ms)
-    hosts: Mapping[str, Inventory] = field(default_factory=dict)  # the fleet, by host name
+    fleet: FleetFacts | None = None  # on a central service: the fleet facts of its hosts
     _derived: dict[DerivedFact[object], object] = field(default_factory=dict, repr=False)
 
     def derived(self, fact: DerivedFact[T]) -> T:
@@ -117,7 +118,7 @@ class RuleContext:
             Input.NET_STATS: any(i.interfaces for i in self.net_intervals),
             Input.LATENCY_SERIES: self._has_latency_series(),
             Input.PREVIOUS: self.previous is not None,
-            Input.FLEET: bool(self.hosts),
+            Input.FLEET: self.fleet is not None and bool(self.fleet.hosts),
             Input.NVME: bool(inventory.nvme.subsystems),
             Input.ISCSI: bool(inventory.iscsi.sessions),
             Input.NIC_COUNTERS: _has_nic_counters(inventory)

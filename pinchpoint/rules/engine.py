@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from pinchpoint.model.findings import Finding, Mute, Report, Severity, SkippedRule
+from pinchpoint.model.fleet import FleetFacts
 from pinchpoint.model.inventory import HostInfo, Inventory, SourceKind
 from pinchpoint.rules.base import Hit, Limits, Role, Rule, RuleContext
 from pinchpoint.rules.config import Config
@@ -44,11 +45,12 @@ def rule_context(
     )
 
 
-def fleet_context(hosts: Mapping[str, Inventory]) -> RuleContext:
-    """What the fleet rules look at on a central service: the newest inventory of every host,
-    by host name. The context has no host of its own (an empty inventory)."""
+def fleet_context(fleet: FleetFacts) -> RuleContext:
+    """What the fleet rules look at on a central service: the fleet facts of its hosts
+    (`rules/derived/fleet_facts.py` takes them from inventories). The context has no host of
+    its own (an empty inventory)."""
     nobody = Inventory(host=HostInfo(source=SourceKind.SNAPSHOT))
-    return RuleContext(inventory=nobody, hosts=dict(hosts))
+    return RuleContext(inventory=nobody, fleet=fleet)
 
 
 def finding_id(rule_id: str, entity_id: str) -> str:

@@ -18,6 +18,17 @@ PUSH_ATTEMPTS = 4
 PUSH_TIMEOUT_S = 30.0
 
 
+MAX_WAIT_S = 30.0
+
+
+def _retry_after(value: str | None) -> float:
+    """The seconds a `Retry-After` header asks for (0 when absent or not a number of seconds)."""
+    try:
+        return max(0.0, float(value)) if value else 0.0
+    except ValueError:
+        return 0.0
+
+
 class PushError(RuntimeError):
     """The central service did not take the report; the message says why."""
 
@@ -33,7 +44,9 @@ def push_report(
     client: httpx.Client | None = None,
 ) -> int:
     """Send `report` (and its inventory) to the central service at `base_url`; returns the id
-    it was stored under. Retries connection errors and 5xx with backoff; a 4xx is final."""
+    it was stored under. Retries connection errors, 429 and 5xx with backoff (at least the
+    `Retry-After` the central asks for, e.g. while its database restarts); a 4xx is final.
+    Sending again is safe: the central keeps the same report once and answers with its id."""
     body = (
         '{"report":'
         + report.model_dump_json()
@@ -52,20 +65,22 @@ def push_report(
     last = "no attempt made"
     try:
         for attempt in range(attempts):
+            asked = 0.0
             try:
                 response = http.post(url, content=body.encode(), headers=headers)
             except httpx.HTTPError as err:
                 last = f"{type(err).__name__}: {err}"
             else:
-                if response.status_code == 201:
+                if response.status_code in (200, 201):
                     stored: int = response.json()["id"]
                     return stored
                 detail = response.text[:300]
                 last = f"HTTP {response.status_code}: {detail}"
                 if response.status_code < 500 and response.status_code != 429:
                     break
+                asked = _retry_after(response.headers.get("Retry-After"))
             if attempt + 1 < attempts:
-                time.sleep(min(30.0, 0.5 * 2**attempt))
+                time.sleep(min(MAX_WAIT_S, max(asked, 0.5 * 2**attempt)))
     finally:
         if own:
             http.close()

@@ -15,11 +15,12 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from pinchpoint.model.findings import Finding, Mute, Report
+from pinchpoint.model.fleet import FleetFacts
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.naming import host_from_token, host_name_problem, host_token
 from pinchpoint.performance import keep_long_lived, settle_heap
 from pinchpoint.rules.catalog import CATALOG, FLEET_RULES
-from pinchpoint.rules.config import Config, load_config
+from pinchpoint.rules.config import Config, ConfigError, load_config
 from pinchpoint.rules.engine import evaluate, fleet_context
 from pinchpoint.service.checkup import Checkup
 from pinchpoint.service.events import FindingTransition
@@ -104,6 +105,7 @@ class Service:
         if store is None:
             data_dir.mkdir(parents=True, exist_ok=True)
         self.store = store or Store.open(settings.resolved_database_url())
+        self.store.fleet_judge = self._judge_fleet
         self.target = HostTarget.from_settings(settings)
         self.notifier = Notifier(settings.webhooks, base_url=settings.public_url)
         self.sampler = StatsSampler(
@@ -133,10 +135,10 @@ class Service:
             Jobs(
                 sweep=lambda: self.runner.request_unless_pending("schedule"),
                 smart=lambda: self.runner.request_unless_pending("smart"),
-                daily_report=self.write_daily_report,
-                prune=self.prune,
+                daily_report=self._once("daily_report", self.write_daily_report),
+                prune=self._once("prune", self.prune),
                 sample_stats=self.sampler.tick,
-                compact_stats=self.compact_statistics,
+                compact_stats=self._once("compact_stats", self.compact_statistics),
             ),
         )
         self._own_host: str | None = None
@@ -161,6 +163,9 @@ class Service:
         from pinchpoint.checks.source.scratch import clean_stale_everywhere
 
         clean_stale_everywhere(self.settings.resolved_data_dir() / "uploads")
+        filled = self.store.backfill_fleet_facts()  # a store from before fleet facts
+        if filled:
+            log.info("fleet facts taken from the newest inventory of %d hosts", filled)
         self.target.open()
         self.store_watch.start()
         self.runner.start()
@@ -310,14 +315,24 @@ class Service:
                 return found
 
     def fleet_findings(self) -> list[Finding]:
-        """Findings across hosts: the fleet rules on every host's newest inventory."""
-        inventories = {}
-        for record in self.store.hosts():
-            inventory = self.store.latest_inventory(record.name)
-            if inventory is not None:
-                inventories[record.name] = inventory
-        findings, _, _ = evaluate(fleet_context(inventories), FLEET_RULES, self.rules_config())
-        return findings
+        """Findings across hosts, as the pushes that changed them left them in the store (no
+        inventory is read, nothing is judged here)."""
+        return self.store.fleet_findings()
+
+    def fleet_findings_json(self) -> bytes:
+        """The same as the JSON array the API serves, joined from the stored bodies."""
+        return self.store.fleet_findings_json()
+
+    def _judge_fleet(self, facts: FleetFacts) -> list[Finding]:
+        """The fleet rules on some hosts' fleet facts, with the rules' config as it is now: what
+        a push that changes a host's facts runs (`service/store/fleet.py`). A config file that
+        cannot be used is logged and the defaults judge: a push is never refused for it."""
+        try:
+            config = self.rules_config()
+        except ConfigError as err:
+            log.error("the rules' config file cannot be used, fleet rules use defaults: %s", err)
+            config = Config()
+        return evaluate(fleet_context(facts), FLEET_RULES, config)[0]
 
     # --- views the API serves ----------------------------------------------------------
 
@@ -450,6 +465,19 @@ class Service:
         return view
 
     # --- scheduled chores --------------------------------------------------------------
+
+    def _once(self, name: str, job: Callable[[], None]) -> Callable[[], None]:
+        """`job` run by one instance only of the services over this store, each firing (the
+        store records who started it: `Store.claim_job`)."""
+        instance = f"{socket.gethostname()}:{os.getpid()}"
+
+        def run() -> None:
+            if self.store.claim_job(name, instance):
+                job()
+            else:
+                log.info("scheduled job %s: another instance runs it", name)
+
+        return run
 
     def write_daily_report(self) -> None:
         """The newest report as HTML and Markdown in `<data dir>/reports/`, one per host a day,

@@ -4,8 +4,9 @@ HBAs, expanders, enclosure I/O modules — with the identity two devices of one 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from pinchpoint.model.findings import EntityRef, Fact, Severity
 from pinchpoint.model.inventory import Inventory
@@ -85,7 +86,21 @@ def units_by_model(units: list[Unit]) -> dict[tuple[str, tuple[str, ...]], list[
     return dict(sorted(groups.items()))
 
 
-def behind_facts(units: list[Unit], usual: str) -> list[Fact]:
+class UnitFacts(Protocol):
+    """What `behind_facts` reads of a unit: a `Unit` here, a `model.fleet.FleetUnit` kept by a
+    central service."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def firmware(self) -> str: ...
+    @property
+    def ref(self) -> EntityRef | None: ...
+    @property
+    def name(self) -> str: ...
+
+
+def behind_facts(units: Sequence[UnitFacts], usual: str) -> list[Fact]:
     """One fact per unit not at the `usual` level: its level, and the unit as the entity (or
     its name beside the level where it has no entity)."""
     return [

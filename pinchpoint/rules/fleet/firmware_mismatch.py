@@ -4,7 +4,8 @@ another firmware level than the same model runs on most of the fleet's hosts.
 On one host, `firmware.mismatch` sees only that host's devices: a host whose twelve disks all
 run an old level looks uniform. Across the fleet, the other hosts say which level the model
 runs; a host behind them is named with its devices' levels and the hosts it differs from.
-Only a central service holds several hosts' inventories, so on one host the rule is skipped."""
+It judges the fleet facts (`model/fleet.py`) a central service keeps per host when a report is
+pushed, never the inventories themselves; on one host the rule is skipped."""
 
 from __future__ import annotations
 
@@ -12,10 +13,9 @@ from collections import Counter
 from collections.abc import Iterator
 
 from pinchpoint.model.findings import Evidence, Fact, Severity
-from pinchpoint.model.inventory import Inventory
-from pinchpoint.naming import host_ref
+from pinchpoint.model.fleet import FleetFacts, FleetModel, FleetUnit
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext
-from pinchpoint.rules.derived.firmware import Unit, behind_facts, firmware_units, mismatch_severity
+from pinchpoint.rules.derived.firmware import behind_facts, mismatch_severity
 
 MIN_FLEET_HOSTS = 3  # hosts holding one model before one of them can stand out
 SHOWN_HOSTS = 10
@@ -23,16 +23,15 @@ SHOWN_HOSTS = 10
 Model = tuple[str, tuple[str, ...]]  # a unit's kind and model identity
 
 
-def _by_model(hosts: dict[str, Inventory]) -> dict[Model, dict[str, list[Unit]]]:
-    """For each model, its units on each host that holds it."""
-    found: dict[Model, dict[str, list[Unit]]] = {}
-    for host, inventory in sorted(hosts.items()):
-        for unit in firmware_units(inventory):
-            found.setdefault((unit.kind, unit.identity), {}).setdefault(host, []).append(unit)
+def _by_model(fleet: FleetFacts | None) -> dict[Model, dict[str, FleetModel]]:
+    """For each model, its units on each host that holds it, hosts in name order."""
+    found: dict[Model, dict[str, FleetModel]] = {}
+    for held in sorted(fleet.models if fleet else [], key=lambda m: m.host):
+        found.setdefault((held.kind, held.identity), {})[held.host] = held
     return dict(sorted(found.items()))
 
 
-def _usual_level(per_host: dict[str, list[Unit]]) -> tuple[str, list[str]] | None:
+def _usual_level(per_host: dict[str, list[FleetUnit]]) -> tuple[str, list[str]] | None:
     """The level most hosts run the model at, with those hosts; None when no level is run by
     more hosts than any other (two hosts at two levels say nothing about which is usual)."""
     hosts_at: dict[str, list[str]] = {}
@@ -48,10 +47,10 @@ def _usual_level(per_host: dict[str, list[Unit]]) -> tuple[str, list[str]] | Non
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     """Hosts whose devices of one model are not at the level most of the fleet runs."""
-    hosts = dict(context.hosts)
-    for (kind, identity), per_host in _by_model(hosts).items():
-        if len(per_host) < MIN_FLEET_HOSTS:
+    for (kind, identity), held in _by_model(context.fleet).items():
+        if len(held) < MIN_FLEET_HOSTS:
             continue
+        per_host = {host: model.units for host, model in held.items()}
         found = _usual_level(per_host)
         if found is None:
             continue
@@ -66,7 +65,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
             levels = Counter(u.firmware for u in units)
             on_host = ", ".join(f"{level} on {n}" for level, n in levels.most_common())
             model = units[0].model
-            entity = host_ref(hosts[host])
+            entity = held[host].host_ref
             facts = [
                 Fact(name="host", value=host),
                 Fact(name="firmware levels on this host", value=on_host),
@@ -116,7 +115,8 @@ RULE = Rule(
         "holding a model, the level most hosts run is the usual one, and a host with devices "
         "at another level is named with those devices. When no level is run by more hosts "
         "than any other, nothing is said. Disks are info, HBAs, expanders and I/O modules a "
-        "warning. A central service evaluates it on the newest inventory of every host "
+        "warning. A central service evaluates it on the devices of the newest inventory of "
+        "every host, when a push changes them, and serves the result "
         "(`GET /v1/fleet/findings`); on one host it is skipped."
     ),
 )

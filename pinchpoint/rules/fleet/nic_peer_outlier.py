@@ -3,8 +3,9 @@ hosts (field case 3).
 
 Ten identical clients, one of them with its NIC at 100 Mb/s: on that host alone the NIC may
 have no identical peer to compare with; across the fleet it is one NIC of ten, and the nine
-others say what it should run at. Only a central service holds several hosts' inventories, so
-on one host the rule is skipped."""
+others say what it should run at. It judges the fleet facts (`model/fleet.py`) a central
+service keeps per host when a report is pushed, never the inventories themselves; on one host
+the rule is skipped."""
 
 from __future__ import annotations
 
@@ -12,11 +13,8 @@ from collections import Counter
 from collections.abc import Iterator
 
 from pinchpoint.model.findings import Evidence, Fact, Severity
-from pinchpoint.model.inventory import Inventory
-from pinchpoint.model.network import Nic
-from pinchpoint.naming import nic_ref
+from pinchpoint.model.fleet import FleetNic
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext
-from pinchpoint.rules.derived.nics import nic_model_key
 
 MIN_FLEET_PEERS = 3  # NICs of one model, across hosts, before one of them can stand out
 SHOWN_PEERS = 10
@@ -24,29 +22,28 @@ SHOWN_PEERS = 10
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     """NICs running slower than most identical NICs across the fleet's hosts."""
-    groups: dict[tuple[str, str], list[tuple[str, Nic, Inventory]]] = {}
-    for host, inventory in sorted(context.hosts.items()):
-        for nic in inventory.network.nics:
-            key = nic_model_key(nic, inventory)
-            if key is not None and _running(nic):
-                groups.setdefault(key, []).append((host, nic, inventory))
+    groups: dict[tuple[str, str], list[FleetNic]] = {}
+    fleet = context.fleet.nics if context.fleet is not None else []
+    for nic in sorted(fleet, key=lambda n: (n.host, n.position)):
+        if _running(nic):
+            groups.setdefault((nic.driver, nic.model), []).append(nic)
     for (driver, model), members in sorted(groups.items()):
         if len(members) < MIN_FLEET_PEERS:
             continue
-        counts = Counter(nic.speed_mbps or 0 for _host, nic, _inv in members)
+        counts = Counter(nic.speed_mbps or 0 for nic in members)
         usual = max(counts, key=lambda s: (counts[s], s))
-        peers = [(h, n, i) for h, n, i in members if n.speed_mbps == usual]
+        peers = [n for n in members if n.speed_mbps == usual]
         if len(peers) < MIN_FLEET_PEERS - 1:
             continue
-        for host, nic, inventory in members:
+        for nic in members:
             speed = nic.speed_mbps or 0
             if speed >= usual:
                 continue
-            entity = nic_ref(nic, inventory)
-            peer_hosts = sorted({h for h, _n, _i in peers})
+            entity = nic.ref
+            peer_hosts = sorted({n.host for n in peers})
             yield Hit(
                 entity=entity,
-                key=f"{host}/{nic.id}",  # a MAC is the NIC's id on its host; the fleet adds it
+                key=f"{nic.host}/{nic.id}",  # a MAC is the NIC's id on its host; the fleet adds it
                 title=(
                     f"{entity.name} runs at {speed} Mb/s; {len(peers)} identical NICs on "
                     f"{len(peer_hosts)} other hosts run at {usual} Mb/s"
@@ -61,15 +58,15 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                             Fact(name="negotiated speed", value=speed, unit="Mb/s"),
                             Fact(name="peers' speed", value=usual, unit="Mb/s"),
                             Fact(name="identical NICs at that speed", value=len(peers)),
-                            Fact(name="host", value=host),
+                            Fact(name="host", value=nic.host),
                         ],
-                        peers=[nic_ref(n, i) for _h, n, i in peers[:SHOWN_PEERS]],
+                        peers=[n.ref for n in peers[:SHOWN_PEERS]],
                     )
                 ],
             )
 
 
-def _running(nic: Nic) -> bool:
+def _running(nic: FleetNic) -> bool:
     return bool(nic.speed_mbps) and nic.operstate == "up" and nic.carrier is not False
 
 
@@ -91,7 +88,8 @@ RULE = Rule(
         "when they have the same driver and PCI model (as for `net.link.peer_outlier`); among "
         "at least 3 running NICs of one model across the hosts, one slower than the speed most "
         "of them run at is named, with its host and its peers. A central service evaluates it "
-        "on the newest inventory of every host that pushes to it (`GET /v1/fleet/findings`); "
-        "on one host it is skipped."
+        "on the NICs of the newest inventory of every host that pushes to it, when a push "
+        "changes them, and serves the result (`GET /v1/fleet/findings`); on one host it is "
+        "skipped."
     ),
 )

@@ -4,7 +4,7 @@ every host, in SQLite (WAL) or PostgreSQL, with Alembic migrations (`docs/store.
 
 from pinchpoint.report.summary import SeverityCounts
 from pinchpoint.service.findings_state import FindingState
-from pinchpoint.service.store.database import StoreError, StoreInputError
+from pinchpoint.service.store.database import StoreError, StoreInputError, store_unavailable
 from pinchpoint.service.store.records import (
     FindingRecord,
     HostRecord,
@@ -37,4 +37,5 @@ __all__ = [
     "StoreError",
     "StoreInputError",
     "StoredReport",
+    "store_unavailable",
 ]

@@ -30,7 +30,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, CursorResult, Engine, create_engine, event, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.exc import ArgumentError, DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -46,6 +46,14 @@ class StoreError(Exception):
 
 class StoreInputError(StoreError, ValueError):
     """An argument the store refuses (a report without a host name, a negative limit …)."""
+
+
+def store_unavailable(err: BaseException) -> bool:
+    """Whether `err` says the database cannot be reached or dropped the connection (a restart,
+    a failover, SQLite busy past its timeout): worth trying again, not a fault of the request."""
+    if isinstance(err, (OperationalError, InterfaceError)):
+        return True
+    return isinstance(err, DBAPIError) and err.connection_invalidated
 
 
 def store_url(url: str) -> URL:

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.service.store.bodies import SplitInventory, join_inventory, pack, unpack
-from pinchpoint.service.store.database import Database, dialect_insert, rowcount
+from pinchpoint.service.store.database import Database, dialect_insert
 from pinchpoint.service.store.schema import (
     HostRow,
     InventoryPartLinkRow,
@@ -53,7 +53,10 @@ def store_inventory(
         part_ids[part.name] = session.scalars(
             select(InventoryPartRow.id).where(InventoryPartRow.digest == part.digest)
         ).one()
-    inserted = session.execute(
+    # RETURNING says whether this transaction inserted it (an ORM INSERT's rowcount is -1 on
+    # PostgreSQL): a concurrent save of the same content waits for the first one's commit,
+    # then finds the row and must not add its links again
+    inserted = session.scalar(
         dialect_insert(session, InventoryRow)
         .values(
             digest=split.digest,
@@ -62,12 +65,14 @@ def store_inventory(
             created_at=at,
         )
         .on_conflict_do_nothing(index_elements=["digest"])
+        .returning(InventoryRow.id)
     )
-    inventory_id = session.scalars(
-        select(InventoryRow.id).where(InventoryRow.digest == split.digest)
-    ).one()
-    if not rowcount(inserted):
-        return inventory_id, False
+    if inserted is None:
+        found = session.scalars(
+            select(InventoryRow.id).where(InventoryRow.digest == split.digest)
+        ).one()
+        return found, False
+    inventory_id: int = inserted
     session.add_all(
         InventoryPartLinkRow(inventory_id=inventory_id, name=name, part_id=part_id)
         for name, part_id in part_ids.items()

@@ -163,3 +163,4 @@ class PruneResult(BaseModel):
     inventory_parts: int = 0
     finding_states: int = 0
     mutes: int = 0
+    fleet_findings: int = 0

@@ -21,7 +21,6 @@ from pinchpoint.report.summary import SeverityCounts, findings_summary
 from pinchpoint.service.events import FindingTransition
 from pinchpoint.service.store.bodies import pack, split_inventory, unpack
 from pinchpoint.service.store.database import (
-    Database,
     StoreInputError,
     check_page,
     lock,
@@ -29,6 +28,7 @@ from pinchpoint.service.store.database import (
     utc,
 )
 from pinchpoint.service.store.findings import advance_states
+from pinchpoint.service.store.fleet import FleetStore, facts_of, keep_fleet_facts
 from pinchpoint.service.store.hosts import host_name, host_row
 from pinchpoint.service.store.inventories import packed_new_parts, store_inventory
 from pinchpoint.service.store.mute_holds import holding_mute
@@ -98,8 +98,8 @@ def _check_save(
     return host
 
 
-class ReportStore(Database):
-    """The store's reports."""
+class ReportStore(FleetStore):
+    """The store's reports (each keeps its host's fleet facts up to date)."""
 
     def save_report(
         self,
@@ -113,7 +113,9 @@ class ReportStore(Database):
         now: datetime | None = None,
     ) -> SavedReport:
         """Store `report` (and the inventory it was made from) in one transaction, move the
-        host's finding states and return the transitions to notify."""
+        host's finding states and its fleet facts (and the fleet findings they change), and
+        return the transitions to notify. The same report again (same host, same generated_at)
+        is stored once: the second save answers with the first's id (`duplicate`)."""
         host = _check_save(report, inventory, duration_s, origin, raise_after, resolve_after)
         stored_at = moment_or_now(now)
         generated_at = utc(report.generated_at)
@@ -124,6 +126,7 @@ class ReportStore(Database):
             with self._reading() as session:
                 packed = packed_new_parts(session, split)
         summary = findings_summary(report.findings)
+        facts = facts_of(host, inventory)
         with self._writing() as session:
             lock(session, "maintenance", shared=True)
             lock(session, f"host:{host}")
@@ -191,6 +194,10 @@ class ReportStore(Database):
                 host_record.host_info = report.host.model_dump_json()
                 host_record.last_seen = generated_at
             host_record.first_seen = min(host_record.first_seen, generated_at)
+            if facts is not None:
+                keep_fleet_facts(
+                    session, host_record, facts, generated_at, stored_at, self.fleet_judge
+                )
             return SavedReport(
                 id=row.id,
                 host=host,

@@ -72,6 +72,9 @@ class HostRow(Base):
     first_seen: Mapped[datetime] = mapped_column(UtcDateTime)
     last_seen: Mapped[datetime] = mapped_column(UtcDateTime)
     host_info: Mapped[str | None] = mapped_column(Text)  # HostInfo JSON of its newest report
+    # the fleet facts kept of it (`fleet_facts`): their sha256, and the report they are of
+    fleet_digest: Mapped[str | None] = mapped_column(String(64))
+    fleet_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
 
 
 class InventoryPartRow(Base):
@@ -201,3 +204,57 @@ class SeriesPointRow(Base):
     resolution_s: Mapped[int] = mapped_column(Integer, primary_key=True)
     start_s: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     body: Mapped[str] = mapped_column(Text)  # the SeriesPoint, JSON
+
+
+class FleetFactRow(Base):
+    """A host's fleet facts of one group (`model/fleet.py`): its NICs of one driver and model,
+    or its devices of one kind and model, from its newest inventory; what the fleet rules
+    compare across hosts, so that they never read inventories."""
+
+    __tablename__ = "fleet_facts"
+    __table_args__ = (Index(None, "kind", "group_key"),)
+
+    host_id: Mapped[int] = mapped_column(
+        ForeignKey("hosts.id", ondelete="CASCADE"), primary_key=True
+    )
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)  # "nic" or "model"
+    group_key: Mapped[str] = mapped_column(String, primary_key=True)  # the group's identity, JSON
+    body: Mapped[str] = mapped_column(Text)  # the host's FleetNic list or FleetModel, JSON
+
+
+class FleetFindingRow(Base):
+    """One finding of the fleet rules, kept up to date by the pushes that change its group."""
+
+    __tablename__ = "fleet_findings"
+    __table_args__ = (
+        UniqueConstraint("finding_id"),
+        CheckConstraint("state IN ('open', 'resolved')", name="state"),
+        Index(None, "kind", "group_key"),
+        Index(None, "state", "severity_rank"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    host_id: Mapped[int] = mapped_column(ForeignKey("hosts.id", ondelete="CASCADE"), index=True)
+    finding_id: Mapped[str] = mapped_column(String)
+    rule: Mapped[str] = mapped_column(String)
+    kind: Mapped[str] = mapped_column(String(16))  # the group it was judged in (fleet_facts)
+    group_key: Mapped[str] = mapped_column(String)
+    entity_id: Mapped[str] = mapped_column(String)
+    entity_name: Mapped[str] = mapped_column(String)
+    severity: Mapped[str] = mapped_column(String(8))
+    severity_rank: Mapped[int] = mapped_column(SmallInteger)
+    state: Mapped[str] = mapped_column(String(8))
+    first_seen: Mapped[datetime] = mapped_column(UtcDateTime)
+    last_seen: Mapped[datetime] = mapped_column(UtcDateTime)
+    body: Mapped[bytes] = mapped_column(LargeBinary)  # the Finding, JSON, zlib
+
+
+class JobRunRow(Base):
+    """When a scheduled job that concerns the whole store (prune, the daily report) last
+    started: several instances over one database run each firing once."""
+
+    __tablename__ = "job_runs"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    started_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    instance: Mapped[str] = mapped_column(String)  # who ran it: host name and process id

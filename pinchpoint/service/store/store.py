@@ -10,6 +10,7 @@ and statistics series, in SQLite or PostgreSQL (`docs/store.md`).
 | `findings.py` | finding states across reports, and the findings list |
 | `mutes.py`, `mute_holds.py` | mutes, and when one holds for a finding |
 | `hosts.py` | the hosts of the fleet |
+| `fleet.py` | each host's fleet facts, and the fleet rules' findings kept as rows |
 | `statistics.py` | statistics series |
 | `database.py` | engines, sessions, locks, pages, migrations |
 
@@ -43,9 +44,11 @@ from pinchpoint.service.store.records import PruneResult
 from pinchpoint.service.store.reports import ReportStore
 from pinchpoint.service.store.schema import (
     FindingStateRow,
+    FleetFindingRow,
     InventoryPartLinkRow,
     InventoryPartRow,
     InventoryRow,
+    JobRunRow,
     MuteRow,
     ReportRow,
 )
@@ -82,10 +85,27 @@ class Store(ReportStore, InventoryStore, FindingStore, MuteStore, HostStore, Ser
     def __exit__(self, *_: object) -> None:
         self.close()
 
+    def claim_job(
+        self, name: str, instance: str, *, within_s: float = 50.0, now: datetime | None = None
+    ) -> bool:
+        """Whether this instance runs this firing of the store-wide job `name`: False when
+        another one started it less than `within_s` ago (instances fire together, by cron)."""
+        moment = moment_or_now(now)
+        with self._writing() as session:
+            lock(session, f"job:{name}")
+            row = session.get(JobRunRow, name)
+            if row is not None and row.started_at > moment - timedelta(seconds=within_s):
+                return False
+            if row is None:
+                session.add(JobRunRow(name=name, started_at=moment, instance=instance))
+            else:
+                row.started_at, row.instance = moment, instance
+            return True
+
     def prune(self, *, keep_reports_days: int, now: datetime | None = None) -> PruneResult:
         """Delete reports generated more than `keep_reports_days` ago (never a host's newest),
-        then the inventories and parts no report uses, resolved findings not seen since, and
-        mutes expired before then."""
+        then the inventories and parts no report uses, resolved findings (and fleet findings)
+        not seen since, and mutes expired before then."""
         if keep_reports_days < 0:
             raise StoreInputError(f"keep_reports_days must be 0 or more, not {keep_reports_days}")
         cutoff = moment_or_now(now) - timedelta(days=keep_reports_days)
@@ -119,6 +139,11 @@ class Store(ReportStore, InventoryStore, FindingStore, MuteStore, HostStore, Ser
                 .where(FindingStateRow.state == RESOLVED, FindingStateRow.last_seen < cutoff)
                 .execution_options(**quietly)
             )
+            fleet = session.execute(
+                delete(FleetFindingRow)
+                .where(FleetFindingRow.state == RESOLVED, FleetFindingRow.last_seen < cutoff)
+                .execution_options(**quietly)
+            )
             mutes = session.execute(
                 delete(MuteRow)
                 .where(MuteRow.until.is_not(None), MuteRow.until < cutoff)
@@ -130,4 +155,5 @@ class Store(ReportStore, InventoryStore, FindingStore, MuteStore, HostStore, Ser
                 inventory_parts=rowcount(parts),
                 finding_states=rowcount(states),
                 mutes=rowcount(mutes),
+                fleet_findings=rowcount(fleet),
             )

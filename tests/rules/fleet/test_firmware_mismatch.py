@@ -13,6 +13,7 @@ from pinchpoint.model.findings import Severity
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.rules import firmware
 from pinchpoint.rules.base import RuleContext
+from pinchpoint.rules.derived.fleet_facts import fleet_facts
 from pinchpoint.rules.engine import evaluate, fleet_context
 from pinchpoint.rules.fleet import firmware_mismatch
 from pinchpoint.simulator import load_spec, write_snapshot
@@ -62,7 +63,7 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Inventory]:
 def test_a_host_uniform_on_its_own_is_behind_the_fleet(fleet: dict[str, Inventory]) -> None:
     found, _, _ = evaluate(RuleContext(inventory=fleet["store-03"]), firmware.RULES)
     assert found == []  # on its own, store-03's six disks agree with each other
-    findings, skipped, ran = evaluate(fleet_context(fleet), RULES)
+    findings, skipped, ran = evaluate(fleet_context(fleet_facts(fleet)), RULES)
     assert (skipped, ran) == ([], 1)
     (disks,) = [f for f in findings if "disks" in f.title]
     assert disks.id == f"{RULE}@store-03/disk/HGST HUH721212AL5200/12000138625024"
@@ -82,7 +83,7 @@ def test_a_host_uniform_on_its_own_is_behind_the_fleet(fleet: dict[str, Inventor
 
 
 def test_an_hba_behind_the_fleet_is_a_warning(fleet: dict[str, Inventory]) -> None:
-    findings, _, _ = evaluate(fleet_context(fleet), RULES)
+    findings, _, _ = evaluate(fleet_context(fleet_facts(fleet)), RULES)
     (hba,) = [f for f in findings if "HBAs" in f.title]
     assert hba.entity.name == "store-04" and hba.severity is Severity.WARNING
     assert "16.00.10.00 on 1" in hba.evidence[0].summary
@@ -92,22 +93,26 @@ def test_an_hba_behind_the_fleet_is_a_warning(fleet: dict[str, Inventory]) -> No
 def test_three_hosts_are_enough_two_are_not(fleet: dict[str, Inventory]) -> None:
     three = {n: fleet[n] for n in ("store-01", "store-03", "store-04")}
     # disks: A3D0 on 01 and 04 names 03; HBAs: 16.00.12.00 on 01 and 03 names 04
-    found = {f.entity.name for f in evaluate(fleet_context(three), RULES)[0]}
+    found = {f.entity.name for f in evaluate(fleet_context(fleet_facts(three)), RULES)[0]}
     assert found == {"store-03", "store-04"}
     two = {n: fleet[n] for n in ("store-01", "store-03")}
-    assert evaluate(fleet_context(two), RULES)[0] == []  # fewer than 3 hosts hold the model
+    assert (
+        evaluate(fleet_context(fleet_facts(two)), RULES)[0] == []
+    )  # fewer than 3 hosts hold the model
 
 
 def test_as_many_hosts_at_each_level_name_no_usual_level(fleet: dict[str, Inventory]) -> None:
     tied = {n: fleet[n] for n in ("store-01", "store-02", "store-03")}
     tied["store-06"] = fleet["store-03"]  # disks: A3D0 on two hosts, A1G0 on two
-    assert [f for f in evaluate(fleet_context(tied), RULES)[0] if "disks" in f.title] == []
+    assert [
+        f for f in evaluate(fleet_context(fleet_facts(tied)), RULES)[0] if "disks" in f.title
+    ] == []
 
 
 def test_a_fleet_at_one_level_is_quiet(fleet: dict[str, Inventory]) -> None:
     same = {n: fleet[n] for n in ("store-01", "store-02")}
     same["store-05"] = fleet["store-01"]
-    assert evaluate(fleet_context(same), RULES)[0] == []
+    assert evaluate(fleet_context(fleet_facts(same)), RULES)[0] == []
 
 
 def test_on_one_host_the_rule_is_skipped_with_the_reason(fleet: dict[str, Inventory]) -> None:

@@ -14,6 +14,7 @@ from pinchpoint.model.inventory import Inventory
 from pinchpoint.rules.base import RuleContext
 from pinchpoint.rules.catalog import CATALOG, FLEET_RULES
 from pinchpoint.rules.config import parse_config
+from pinchpoint.rules.derived.fleet_facts import fleet_facts
 from pinchpoint.rules.engine import evaluate, fleet_context
 from pinchpoint.rules.fleet import nic_peer_outlier
 from pinchpoint.simulator import load_spec, write_snapshot
@@ -49,7 +50,7 @@ def test_the_fleet_rules_are_in_the_catalog() -> None:
 def test_one_nic_slower_than_its_identical_peers_on_the_other_hosts(
     fleet: dict[str, Inventory],
 ) -> None:
-    findings, skipped, ran = evaluate(fleet_context(fleet), NIC_RULE)
+    findings, skipped, ran = evaluate(fleet_context(fleet_facts(fleet)), NIC_RULE)
     assert (skipped, ran) == ([], 1)
     (finding,) = findings
     nic = next(n for n in fleet["client-03"].network.nics if n.name == "eno1")
@@ -70,7 +71,7 @@ def test_one_nic_slower_than_its_identical_peers_on_the_other_hosts(
 
 def test_two_hosts_are_too_few_to_stand_out(fleet: dict[str, Inventory]) -> None:
     two = {name: fleet[name] for name in ("client-01", "client-03")}
-    findings, _, ran = evaluate(fleet_context(two), NIC_RULE)
+    findings, _, ran = evaluate(fleet_context(fleet_facts(two)), NIC_RULE)
     assert findings == [] and ran == 1
 
 
@@ -81,7 +82,7 @@ def test_the_config_applies_to_the_fleet_rule(fleet: dict[str, Inventory]) -> No
         "mute": [{"rule": RULE, "entity": nic.id, "reason": "cable ordered"}],
     }
     config = parse_config(data, CATALOG, "test.toml")
-    (finding,) = evaluate(fleet_context(fleet), NIC_RULE, config)[0]
+    (finding,) = evaluate(fleet_context(fleet_facts(fleet)), NIC_RULE, config)[0]
     assert finding.severity is Severity.CRITICAL
     assert finding.muted is not None and finding.muted.reason == "cable ordered"
 

@@ -1,0 +1,283 @@
+"""The fleet as a central service compares it: each host's fleet facts (`model/fleet.py`) kept
+as rows per group (a NIC model, a device model) when a report is stored, and the fleet rules'
+findings kept as rows, judged again for the groups a push changes, in the push's transaction.
+`GET /v1/fleet/findings` reads those rows only: no inventory is read to answer it.
+
+A push whose host's facts did not change (the usual case: the same hardware every sweep) costs
+one digest comparison. One that changes them locks each group it left or joined (PostgreSQL:
+advisory transaction locks taken in one order, so that two central instances judge one group
+one after the other while pushes of hosts in other groups go on), rewrites the host's fact
+rows, and judges each of those groups with the facts of every host in it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from functools import lru_cache
+
+from pydantic import TypeAdapter
+from sqlalchemy import ColumnElement, Engine, delete, or_, select, update
+from sqlalchemy.orm import Session
+
+from pinchpoint.model.findings import Finding
+from pinchpoint.model.fleet import FleetFacts, FleetModel, FleetNic, HostFleetFacts
+from pinchpoint.model.inventory import Inventory
+from pinchpoint.rules.catalog import FLEET_RULES
+from pinchpoint.rules.derived.fleet_facts import host_fleet_facts
+from pinchpoint.rules.engine import evaluate, fleet_context
+from pinchpoint.service.store.bodies import pack, unpack
+from pinchpoint.service.store.database import Database, lock, moment_or_now
+from pinchpoint.service.store.inventories import report_inventory
+from pinchpoint.service.store.schema import FleetFactRow, FleetFindingRow, HostRow, ReportRow
+
+NIC = "nic"
+MODEL = "model"
+OPEN = "open"
+RESOLVED = "resolved"
+IN_CHUNK = 500  # keys in one IN (...) list
+
+FleetJudge = Callable[[FleetFacts], list[Finding]]
+Group = tuple[str, str]  # (kind, group_key)
+
+_NICS = TypeAdapter(list[FleetNic])
+PARSED_KEPT = 16384  # fact rows kept parsed per process
+
+
+@lru_cache(maxsize=PARSED_KEPT)
+def _parsed_nics(body: str) -> tuple[FleetNic, ...]:
+    """A `nic` fact row parsed, once per content per process: judging a group reads every
+    host's row in it, and a push changes one. A cache of content (the row's JSON is its key,
+    and names its host), not of state: nothing in it can be stale."""
+    return tuple(_NICS.validate_json(body))
+
+
+@lru_cache(maxsize=PARSED_KEPT)
+def _parsed_model(body: str) -> FleetModel:
+    """A `model` fact row parsed, once per content per process (as `_parsed_nics`)."""
+    return FleetModel.model_validate_json(body)
+
+
+def judge_with_defaults(facts: FleetFacts) -> list[Finding]:
+    """The fleet rules with the default configuration (a service passes its own)."""
+    return evaluate(fleet_context(facts), FLEET_RULES)[0]
+
+
+def fact_rows(facts: HostFleetFacts) -> dict[Group, str]:
+    """The host's facts cut by group: its NICs of each driver and model, its devices of each
+    kind and model; each group's JSON."""
+    nics: dict[str, list[FleetNic]] = {}
+    for nic in facts.nics:
+        nics.setdefault(json.dumps([nic.driver, nic.model]), []).append(nic)
+    rows = {(NIC, key): _NICS.dump_json(members).decode() for key, members in nics.items()}
+    for model in facts.models:
+        rows[(MODEL, json.dumps([model.kind, *model.identity]))] = model.model_dump_json()
+    return rows
+
+
+def _digest(rows: dict[Group, str]) -> str:
+    hasher = hashlib.sha256()
+    for (kind, key), body in sorted(rows.items()):
+        hasher.update(f"{kind}\0{key}\0{len(body)}\0".encode())
+        hasher.update(body.encode())
+    return hasher.hexdigest()
+
+
+def _owner(finding: Finding, hosts: Iterable[str]) -> str | None:
+    """The host a fleet finding is about: its id is `<rule>@<host>/…`."""
+    key = finding.id.partition("@")[2]
+    owners = [h for h in hosts if key.startswith(f"{h}/")]
+    return max(owners, key=len) if owners else None
+
+
+def _chunks(keys: list[str]) -> Iterable[list[str]]:
+    for start in range(0, len(keys), IN_CHUNK):
+        yield keys[start : start + IN_CHUNK]
+
+
+def judge_groups(session: Session, groups: set[Group], judge: FleetJudge, now: datetime) -> int:
+    """Judge each of `groups` again with the facts of every host in it and bring its stored
+    findings up to date (new ones open, gone ones resolved); how many rows changed."""
+    members: dict[Group, dict[str, str]] = {group: {} for group in groups}
+    owners: dict[str, int] = {}
+    by_kind: dict[str, list[str]] = {}
+    for kind, key in groups:
+        by_kind.setdefault(kind, []).append(key)
+    for kind, keys in by_kind.items():
+        for chunk in _chunks(sorted(keys)):
+            for key, body, host, host_id in session.execute(
+                select(FleetFactRow.group_key, FleetFactRow.body, HostRow.name, HostRow.id)
+                .join(HostRow, HostRow.id == FleetFactRow.host_id)
+                .where(FleetFactRow.kind == kind, FleetFactRow.group_key.in_(chunk))
+            ):
+                members[(kind, key)][host] = body
+                owners[host] = host_id
+    found: dict[str, tuple[Group, Finding]] = {}
+    for group, bodies in sorted(members.items()):
+        if not bodies:
+            continue
+        hosts = sorted(bodies)
+        if group[0] == NIC:
+            facts = FleetFacts(
+                hosts=hosts, nics=[n for h in hosts for n in _parsed_nics(bodies[h])]
+            )
+        else:
+            models = [_parsed_model(bodies[h]) for h in hosts]
+            facts = FleetFacts(hosts=hosts, models=models)
+        for finding in judge(facts):
+            found[finding.id] = (group, finding)
+    clauses: list[ColumnElement[bool]] = [
+        (FleetFindingRow.kind == kind) & FleetFindingRow.group_key.in_(chunk)
+        for kind, keys in by_kind.items()
+        for chunk in _chunks(sorted(keys))
+    ]
+    clauses += [FleetFindingRow.finding_id.in_(chunk) for chunk in _chunks(sorted(found))]
+    stored = {
+        row.finding_id: row for row in session.scalars(select(FleetFindingRow).where(or_(*clauses)))
+    }
+    changed = 0
+    for finding_id, row in stored.items():
+        if finding_id not in found and row.state != RESOLVED:
+            row.state = RESOLVED
+            changed += 1
+    seen = []
+    for finding_id, ((kind, key), finding) in found.items():
+        owner = _owner(finding, owners)
+        if owner is None:
+            continue
+        text = finding.model_dump_json().encode()
+        values = {
+            "host_id": owners[owner],
+            "rule": finding.rule,
+            "kind": kind,
+            "group_key": key,
+            "entity_id": finding.entity.id,
+            "entity_name": finding.entity.name,
+            "severity": finding.severity.value,
+            "severity_rank": finding.severity.rank,
+            "state": OPEN,
+        }
+        existing = stored.get(finding_id)
+        if existing is None:
+            session.add(
+                FleetFindingRow(
+                    finding_id=finding_id, first_seen=now, last_seen=now, body=pack(text), **values
+                )
+            )
+            changed += 1
+            continue
+        seen.append(finding_id)
+        differs = [name for name, value in values.items() if getattr(existing, name) != value]
+        if differs or unpack(existing.body) != text:
+            for name in differs:
+                setattr(existing, name, values[name])
+            existing.body = pack(text)
+            changed += 1
+    session.flush()
+    for chunk in _chunks(seen):  # still there: seen now, in one statement per chunk
+        session.execute(
+            update(FleetFindingRow)
+            .where(FleetFindingRow.finding_id.in_(chunk))
+            .values(last_seen=now)
+            .execution_options(synchronize_session=False)
+        )
+    return changed
+
+
+def keep_fleet_facts(
+    session: Session,
+    host: HostRow,
+    facts: HostFleetFacts,
+    generated_at: datetime,
+    now: datetime,
+    judge: FleetJudge,
+) -> bool:
+    """Keep `facts` (of a report generated at `generated_at`) as the host's fleet facts unless
+    they are of an older report than those kept; when they differ from those kept, judge every
+    group the host left or joined. Whether the fleet's findings were judged again."""
+    if host.fleet_at is not None and generated_at <= host.fleet_at:
+        return False
+    rows = fact_rows(facts)
+    digest = _digest(rows)
+    host.fleet_at = generated_at
+    if digest == host.fleet_digest:
+        return False
+    before = {  # stable: the caller holds the host's lock
+        (kind, key)
+        for kind, key in session.execute(
+            select(FleetFactRow.kind, FleetFactRow.group_key).where(FleetFactRow.host_id == host.id)
+        )
+    }
+    for kind, key in sorted(before | set(rows)):  # in one order everywhere: no deadlock
+        lock(session, f"fleet:{kind}:{key}")
+    session.execute(delete(FleetFactRow).where(FleetFactRow.host_id == host.id))
+    session.add_all(
+        FleetFactRow(host_id=host.id, kind=kind, group_key=key, body=body)
+        for (kind, key), body in rows.items()
+    )
+    host.fleet_digest = digest
+    session.flush()
+    judge_groups(session, before | set(rows), judge, now)
+    return True
+
+
+def facts_of(host: str, inventory: Inventory | None) -> HostFleetFacts | None:
+    """The fleet facts of a report's inventory, taken before the write transaction begins."""
+    return host_fleet_facts(host, inventory) if inventory is not None else None
+
+
+def _sort_key(row: FleetFindingRow) -> tuple[int, str, str, list[str]]:
+    """The order the engine gives findings (worst first, by rule, by entity name), and within
+    those the order the rules judge groups in."""
+    return (-row.severity_rank, row.rule, row.entity_name, json.loads(row.group_key))
+
+
+class FleetStore(Database):
+    """The store's fleet facts and fleet findings."""
+
+    def __init__(self, writer: Engine, reader: Engine) -> None:
+        super().__init__(writer, reader)
+        # how pushes judge the fleet: the service sets one with its rules' configuration
+        self.fleet_judge: FleetJudge = judge_with_defaults
+
+    def _open_fleet_rows(self) -> list[FleetFindingRow]:
+        with self._reading() as session:
+            rows = list(
+                session.scalars(select(FleetFindingRow).where(FleetFindingRow.state == OPEN))
+            )
+        rows.sort(key=_sort_key)
+        return rows
+
+    def fleet_findings(self) -> list[Finding]:
+        """The fleet rules' open findings, as the engine orders them."""
+        return [Finding.model_validate_json(unpack(r.body)) for r in self._open_fleet_rows()]
+
+    def fleet_findings_json(self) -> bytes:
+        """The same as a JSON array, from the stored bodies without parsing them."""
+        return b"[" + b",".join(unpack(r.body) for r in self._open_fleet_rows()) + b"]"
+
+    def backfill_fleet_facts(self, *, now: datetime | None = None) -> int:
+        """Take the fleet facts of every host that has none yet from its newest inventory (a
+        store written before fleet facts were kept); how many hosts were filled in."""
+        moment = moment_or_now(now)
+        with self._reading() as session:
+            waiting = list(session.scalars(select(HostRow.name).where(HostRow.fleet_at.is_(None))))
+        filled = 0
+        for name in waiting:
+            with self._writing() as session:
+                lock(session, f"host:{name}")
+                host = session.scalars(select(HostRow).where(HostRow.name == name)).one()
+                row = session.scalars(
+                    select(ReportRow)
+                    .where(ReportRow.host_id == host.id, ReportRow.inventory_id.is_not(None))
+                    .order_by(ReportRow.generated_at.desc(), ReportRow.id.desc())
+                    .limit(1)
+                ).first()
+                inventory = report_inventory(session, row) if row is not None else None
+                facts = facts_of(name, inventory)
+                if row is None or facts is None or host.fleet_at is not None:
+                    continue
+                keep_fleet_facts(session, host, facts, row.generated_at, moment, self.fleet_judge)
+                filled += 1
+        return filled

@@ -66,12 +66,10 @@ bench: $(STAMP)
 	$(BIN)/python bench/ebpf_overhead.py
 	$(BIN)/python bench/api_load_bench.py
 	$(BIN)/python bench/swap_pause_bench.py
-
 	$(BIN)/python bench/cli_start_bench.py
 	$(BIN)/python bench/check_bench.py
 	$(BIN)/python bench/inventory_reads_bench.py
 	$(BIN)/python bench/sampler_tick_bench.py
-
 	$(BIN)/python bench/fleet_bench.py --before $(MAIN_CHECKOUT)
 	$(BIN)/python bench/store_growth_bench.py
 

@@ -129,7 +129,9 @@ class RuleContext:
             return None
         not_collected = [p for p in inventory.problems if p.part == needed.value]
         if not_collected:
-            return f"{needed.value} not collected: {not_collected[0].reason}"
+            # a collector's reason often says "not collected: why" itself: say it once
+            why = not_collected[0].reason.removeprefix("not collected: ")
+            return f"{needed.value} not collected: {why}"
         return _ABSENT[needed]
 
     def _has_latency_series(self) -> bool:

@@ -7,7 +7,9 @@ port is a PCI function with one SCSI host `hostN` holding `fc_host/hostN` (with
 in PCI order; their sdX and sgN continue after the SAS fabric's. LUN L of one array is one
 LU (one NAA 6 WWID, in the array maker's OUI) on every path that reaches it. With
 `[multipath] enabled`, every LU with two paths or more is a `dm-N` map (in the order of its
-first path) whose `dm/uuid` is `mpath-3<WWID>`, and `multipath -ll` lists them.
+first path) whose `dm/uuid` is `mpath-3<WWID>`, and `multipath -ll` lists them, each path
+`active ready running` unless `[[multipath.failed_path]]` puts it down (`failed faulty
+offline`, with the SCSI device `offline` in sysfs too).
 """
 
 from __future__ import annotations
@@ -94,6 +96,17 @@ class LunPathView:
     sd_index: int
     sg_index: int
     queue_depth: int
+    state: str = "active ready running"  # as `multipath -ll` prints it
+
+    @property
+    def working(self) -> bool:
+        """Whether the path carries I/O: device-mapper and its checker both have it up."""
+        return self.state == "active ready running"
+
+    @property
+    def device_state(self) -> str:
+        """The SCSI device's `state` in sysfs: the last word of the multipath states."""
+        return self.state.rsplit(" ", 1)[-1]
 
     @property
     def name(self) -> str:
@@ -224,6 +237,7 @@ def fc_view(spec: HostSpec, view: KernelView) -> FcView:
     sd = 1 + max((d.sd_index for d in view.disk_paths() if d.sd_index is not None), default=-1)
     sg = 1 + max((d.sg_index for d in view.scsi_devices()), default=-1)
     identities: dict[tuple[str, int], LunIdentity] = {}
+    failed = {(f.port, f.remote_port, f.lun): f.state for f in spec.multipath.failed_path}
     ports = []
     for offset, (pci, port) in enumerate(ordered):
         driver = fc_driver(port.driver)
@@ -260,7 +274,8 @@ def fc_view(spec: HostSpec, view: KernelView) -> FcView:
             found.rports.append(rport)
             for lun in range(1, port.luns + 1):
                 identity = identities.setdefault((port.array, lun), _lun_identity(port, lun))
-                found.luns.append(LunPathView(found, rport, lun, identity, sd, sg, depth))
+                state = failed.get((port.name, r, lun), "active ready running")
+                found.luns.append(LunPathView(found, rport, lun, identity, sd, sg, depth, state))
                 sd += 1
                 sg += 1
     maps = []
@@ -408,7 +423,7 @@ def _write_lun(w: TreeWriter, path: LunPathView) -> None:
             "scsi_level": "7",
             "wwid": f"naa.{lu.wwid:032x}",
             "queue_depth": str(path.queue_depth),
-            "state": "running",
+            "state": path.device_state,
             "timeout": "30",
         },
     )
@@ -502,7 +517,7 @@ def multipath_ll_text(fc: FcView, spec: HostSpec) -> str:
             branch = "`-" if index == len(found.paths) - 1 else "|-"
             lines.append(
                 f"  {branch} {path.name.ljust(hctl_width)} {path.sd.ljust(dev_width)} "
-                f"{devt.ljust(devt_width)} active ready running"
+                f"{devt.ljust(devt_width)} {path.state}"
             )
     return "".join(f"{line}\n" for line in lines)
 

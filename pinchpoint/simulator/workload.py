@@ -373,13 +373,14 @@ def _lun_targets(
     mapped = {m.identity.wwid for m in fc.maps}
     groups: list[tuple[str, str | None, list[LunPathView]]] = []
     for found in fc.maps:
-        groups.append((found.name, found.dm, list(found.paths)))
+        # a path down carries nothing; a map with no path left does no I/O at all
+        groups.append((found.name, found.dm, [p for p in found.paths if p.working]))
     for port in fc.ports:
         for path in port.luns:
             if path.identity.wwid not in mapped:
                 groups.append((path.sd, None, [path]))
     for name, dm, paths in groups:
-        if name in taken:
+        if name in taken or not paths:
             continue
         taken.add(name)
         links = []

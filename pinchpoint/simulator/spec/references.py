@@ -319,6 +319,39 @@ def _check_fc(spec: HostSpec) -> None:
     used += [p.pci_address for p in spec.fc_port if p.pci_address]
     used += [d.pci_address for d in spec.nvme if d.pci_address]
     _check_unique("pci_address (HBAs, NICs, FC ports and NVMe SSDs)", used)
+    _check_failed_paths(spec)
+
+
+def _check_failed_paths(spec: HostSpec) -> None:
+    """A failed path is a path of a map: a LUN its online port sees, of an LU with two paths."""
+    ports = {p.name: p for p in spec.fc_port}
+    seen: set[tuple[str, int, int]] = set()
+    for i, failed in enumerate(spec.multipath.failed_path):
+        where = f"multipath.failed_path[{i}]"
+        if not spec.multipath.enabled:
+            raise ValueError(f"{where}: [multipath] is not enabled, so there is no map")
+        port = ports.get(failed.port)
+        if port is None:
+            raise ValueError(f"{where}.port: no fc_port {failed.port!r}{_known(ports)}")
+        if port.state != "Online":
+            raise ValueError(f"{where}.port: {failed.port!r} is not Online, so it has no path")
+        if failed.remote_port >= port.remote_ports:
+            raise ValueError(
+                f"{where}.remote_port: {failed.port!r} has {port.remote_ports} remote ports"
+            )
+        if failed.lun > port.luns:
+            raise ValueError(f"{where}.lun: {failed.port!r} sees {port.luns} LUNs")
+        paths = sum(
+            p.remote_ports
+            for p in spec.fc_port
+            if p.array == port.array and p.state == "Online" and p.luns >= failed.lun
+        )
+        if paths < 2:
+            raise ValueError(f"{where}: LUN {failed.lun} has one path, so no multipath map")
+        key = (failed.port, failed.remote_port, failed.lun)
+        if key in seen:
+            raise ValueError(f"{where}: that path is already failed")
+        seen.add(key)
 
 
 def _check_zfs(spec: HostSpec, enclosures: dict[str, EnclosureSpec]) -> None:

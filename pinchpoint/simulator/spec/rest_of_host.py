@@ -138,6 +138,23 @@ class FcPortSpec(SpecModel):
         return self
 
 
+# A path down as `multipath -ll` prints it: device-mapper's state, the checker's, the device's.
+# "failed faulty offline": the SCSI device was set offline; "failed faulty running": the
+# checker fails it (a capture of dell/csm#296); "active faulty running": device-mapper has not
+# failed it yet (insights-core's faulty-paths capture).
+FailedPathState = Literal["failed faulty offline", "failed faulty running", "active faulty running"]
+
+
+class FailedPathSpec(SpecModel):
+    """`[[multipath.failed_path]]`: one path of a map down — LUN `lun` through `remote_port`
+    of FC port `port`."""
+
+    port: str = Field(min_length=1)
+    lun: int = Field(ge=1)
+    remote_port: int = Field(default=0, ge=0)
+    state: FailedPathState = "failed faulty offline"
+
+
 class MultipathSpec(SpecModel):
     """`[multipath]`: dm-multipath maps over LUNs seen through several paths."""
 
@@ -146,6 +163,7 @@ class MultipathSpec(SpecModel):
     path_selector: str = "service-time 0"
     hwhandler: str = "1 alua"
     features: str = "0"
+    failed_path: list[FailedPathSpec] = Field(default_factory=list)
 
 
 class FcDriverSpec(SpecModel):

@@ -1,8 +1,13 @@
-"""`multipath.path.failed` on real `multipath -ll` captures (insights-core's fixtures)."""
+"""`multipath.path.failed` on real `multipath -ll` captures (insights-core's fixtures) and on
+simulated SAN hosts (field case 2, with and without a path down)."""
 
 from __future__ import annotations
 
+import pytest
+
 from pinchpoint.model.findings import Severity
+from pinchpoint.model.inventory import Inventory
+from pinchpoint.simulator.spec import spec_from_data
 from tests.rules.multipath.conftest import (
     CLARIION,
     FAULTY,
@@ -60,3 +65,60 @@ def test_one_path_down_of_two_leaves_one_working_critical() -> None:
     assert finding.severity is Severity.CRITICAL  # one path left working
     kept[0].checker_state = "ready"
     assert multipath_findings(inventory) == []
+
+
+def test_the_simulated_failed_path_is_found_on_its_map(san_failed_path: Inventory) -> None:
+    """mpathb's path through fc1 (host1, sde) is `failed faulty offline`: one path is left."""
+    (finding,) = multipath_findings(san_failed_path)
+    assert finding.rule == "multipath.path.failed"
+    assert finding.severity is Severity.CRITICAL
+    (mpathb,) = [m for m in san_failed_path.multipath.maps if m.name == "mpathb"]
+    assert finding.entity.id == mpathb.id
+    assert finding.title == f"1 of 2 paths of mpathb ({mpathb.wwid}) down"
+    facts = {f.name: f.value for f in finding.evidence[0].facts}
+    assert (facts["paths"], facts["paths working"]) == (2, 1)
+    assert facts["paths of the array's other maps"] == 2
+    assert facts["path down"] == "sde (1:0:0:2 via host1): failed faulty offline"
+    assert finding.evidence[0].summary.endswith("; 1 path left working")
+    # sysfs agrees with multipath -ll: the failed path's SCSI device is offline
+    (down,) = [p for p in mpathb.paths if p.failed]
+    assert (down.device, down.dm_state, down.checker_state, down.online_state) == (
+        "sde",
+        "failed",
+        "faulty",
+        "offline",
+    )
+
+
+def test_the_balanced_simulated_san_host_gives_nothing(san_balanced: Inventory) -> None:
+    maps = san_balanced.multipath.maps
+    assert [m.name for m in maps] == ["mpatha", "mpathb", "mpathc"]
+    assert all(p.checker_state == "ready" and not p.failed for m in maps for p in m.paths)
+    assert multipath_findings(san_balanced) == []
+
+
+@pytest.mark.parametrize(
+    ("failed_path", "error"),
+    [
+        ({"port": "fc9", "lun": 1}, "no fc_port 'fc9'"),
+        ({"port": "fc0", "lun": 4}, "sees 3 LUNs"),
+        ({"port": "fc0", "lun": 1, "remote_port": 1}, "has 1 remote ports"),
+    ],
+)
+def test_a_failed_path_must_be_a_path_of_a_map(failed_path: dict[str, object], error: str) -> None:
+    port = {"array": "a", "luns": 3}
+    data = {
+        "fc_port": [{"name": "fc0", **port}, {"name": "fc1", **port}],
+        "multipath": {"enabled": True, "failed_path": [failed_path]},
+    }
+    with pytest.raises(ValueError, match=error):
+        spec_from_data(data)
+
+
+def test_a_failed_path_needs_a_second_path() -> None:
+    data = {
+        "fc_port": [{"name": "fc0", "array": "a"}, {"name": "fc1", "array": "b"}],
+        "multipath": {"enabled": True, "failed_path": [{"port": "fc0", "lun": 1}]},
+    }
+    with pytest.raises(ValueError, match="LUN 1 has one path"):
+        spec_from_data(data)

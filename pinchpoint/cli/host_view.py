@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from pinchpoint.cli.paths_view import iscsi_table, nvme_table
-from pinchpoint.cli.pool_view import pool_trees
+from pinchpoint.cli.pool_view import pool_tree_views
 from pinchpoint.model.fc import FcPort
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.network import Nic
@@ -337,7 +337,7 @@ def zfs_table(inventory: Inventory) -> RenderableType | None:
     table = _table(f"ZFS {zfs.module_version or ''}".strip(), "pool", "state", "vdevs")
     for pool in zfs.pools:
         table.add_row(pool.name, pool.state or "—", str(len(pool.vdevs)))
-    pools: list[RenderableType] = [table, *pool_trees(inventory)] if zfs.pools else []
+    pools: list[RenderableType] = [table, *pool_tree_views(inventory)] if zfs.pools else []
     if not zfs.vdev_queue_parameters:
         return Group(*pools)
     # one parameter a row: squeezed into the title they were cut mid-name at any width

@@ -8,8 +8,10 @@ import re
 
 import pytest
 from fixture_paths import FIXTURES, SPECS
+from pydantic import BaseModel
 from rich.console import Console
 
+from pinchpoint.api.views.topology import enclosure_pools
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.parse.zpool_status import parse_zpool_status
 from pinchpoint.checks.source import SnapshotSource
@@ -23,9 +25,16 @@ from pinchpoint.model.block import (
 )
 from pinchpoint.model.inventory import HostInfo, Inventory, SourceKind
 from pinchpoint.model.zfs import ZfsInventory
+from pinchpoint.report.pool_tree import PoolNode
 from pinchpoint.simulator import load_spec, write_snapshot
 
 WIDTHS = (80, 120)
+
+
+class EnclosurePools(BaseModel):
+    pools: list[PoolNode]
+
+
 OSM_FAULTED = (
     FIXTURES / "zfs" / "osm-fr_issue482__zpool_status_mirror_DEGRADED_FAULTED_r1_w29_c4.txt"
 )
@@ -131,3 +140,22 @@ def test_sections_spares_and_a_disk_on_an_ahci_controller(width: int) -> None:
     )
     assert "spares: /dev/disk/by-id/wwn-0x5000c500a000000e-part1" in lines
     assert _device(lines, "/dev/sda3")[-1] == "at AHCI 0000:00:1f.2 ata3 sda"
+
+
+def test_the_enclosure_page_holds_the_pools_with_a_disk_in_it(faults: Inventory) -> None:
+    """The web's enclosure view: the pool whose mirrors span both JBODs, each device with its
+    bay; a JBOD no pool uses gets none."""
+    by_name = {e.name: e for e in faults.sas.enclosures}
+    pools = enclosure_pools(faults, by_name["JBOD-L"].id)
+    assert [p.name for p in pools] == [faults.zfs.pools[0].name]
+    assert [v.name for v in pools[0].vdevs] == [f"mirror-{n}" for n in range(12)]
+    mirror = pools[0].vdevs[3]
+    assert mirror.state == "DEGRADED"
+    faulted, partner = mirror.children
+    assert (faulted.state, faulted.read_errors, faulted.write_errors) == ("FAULTED", 1, 29)
+    assert (faulted.checksum_errors, faulted.place) == (4, "JBOD-L slot 3 (SLOT 04)")
+    assert (faulted.enclosure_id, faulted.slot) == (by_name["JBOD-L"].id, 3)
+    assert partner.place == "JBOD-R slot 3 (SLOT 04)"
+    document = EnclosurePools(pools=pools).model_dump(mode="json")
+    assert document["pools"][0]["vdevs"][3]["children"][0]["place"] == "JBOD-L slot 3 (SLOT 04)"
+    assert enclosure_pools(faults, "no-such-enclosure") == []

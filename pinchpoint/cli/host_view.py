@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from pinchpoint.cli.paths_view import iscsi_table, nvme_table
+from pinchpoint.cli.pool_view import pool_tree_views
 from pinchpoint.model.fc import FcPort
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.network import Nic
@@ -328,21 +329,23 @@ def health_table(inventory: Inventory) -> RenderableType | None:
 
 
 def zfs_table(inventory: Inventory) -> RenderableType | None:
-    """The pools, then the vdev queue parameters one a row."""
+    """The pools, each pool's vdev tree down to its disks' bays, then the vdev queue
+    parameters one a row."""
     zfs = inventory.zfs
     if not zfs.pools and not zfs.vdev_queue_parameters:
         return None
     table = _table(f"ZFS {zfs.module_version or ''}".strip(), "pool", "state", "vdevs")
     for pool in zfs.pools:
         table.add_row(pool.name, pool.state or "—", str(len(pool.vdevs)))
+    pools: list[RenderableType] = [table, *pool_tree_views(inventory)] if zfs.pools else []
     if not zfs.vdev_queue_parameters:
-        return table
+        return Group(*pools)
     # one parameter a row: squeezed into the title they were cut mid-name at any width
     params = _table("ZFS vdev queue parameters", "parameter", "value")
     params.columns[0].overflow = "fold"
     for name, value in sorted(zfs.vdev_queue_parameters.items()):
         params.add_row(name, str(value))
-    return Group(table, params) if zfs.pools else params
+    return Group(*pools, params)
 
 
 def host_tables(inventory: Inventory) -> list[RenderableType]:

@@ -61,6 +61,14 @@ def test_enclosure_view_shows_the_uncabled_io_module(web_server: Server) -> None
     assert {b["slot"]["hba_ports"] for b in single["bays"]} == {1}
     assert {len(b["disk_paths"]) for b in double["bays"]} == {2}
     assert single["locate_refusal"] and "demo" in single["locate_refusal"]
+    # the demo pool's mirrors span the JBODs: each disk of this one is in it, by its bay
+    [pool] = single["pools"]
+    leaves = [leaf for top in pool["vdevs"] for leaf in top["children"]]
+    mine = {
+        leaf["disk_id"]: leaf["place"] for leaf in leaves if leaf["place"].startswith("JBOD-003 ")
+    }
+    assert mine and set(mine) == {b["slot"]["disk_id"] for b in single["bays"]} - {None}
+    assert all(leaf["place"].startswith("JBOD-") for leaf in leaves)
     assert all(b["health"]["verdict"] == "passed" for b in double["bays"])
 
 

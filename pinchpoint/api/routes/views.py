@@ -181,8 +181,9 @@ def enclosure(
     slower_than_ms: SlowerQuery = SLOWER_THAN_S * 1000,
 ) -> EnclosureView:
     """One enclosure (by id, logical id or nickname): cabling, I/O modules and the HBA port
-    each is cabled to, every bay with its disk's paths, SMART health and load, and why the
-    locate LEDs cannot be switched here (None when they can)."""
+    each is cabled to, every bay with its disk's paths, SMART health and load, the vdev tree of
+    each ZFS pool with a disk in it (every device by its bay), and why the locate LEDs cannot
+    be switched here (None when they can)."""
     view = _view(service, host)
     assert view.inventory is not None
     found = enclosure_view(

@@ -32,6 +32,7 @@ from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.sas import Chain, Disk, Enclosure, EnclosureElement, Hba, HbaPort
 from pinchpoint.model.stats import Metric
 from pinchpoint.naming import connector_name, element_name, hba_port_name
+from pinchpoint.report.pool_tree import PoolNode, pool_trees
 from pinchpoint.stats.enclosure_elements import (
     ABSENT_STATUSES,
     element_troubles,
@@ -271,6 +272,8 @@ class EnclosureView(BaseModel):
     # SES elements: power supplies, fans, sensors, expanders; None where not read
     elements: list[ElementBrief] | None = None
     elements_summary: str = ""  # "2 power supplies, 4 fans, …: all OK"
+    # the ZFS pools with a disk in this enclosure, each whole (a mirror's other side elsewhere)
+    pools: list[PoolNode] = Field(default_factory=list)
     locate_refusal: str | None = None  # why the locate LEDs cannot be switched here
     window_start: datetime
     window_end: datetime
@@ -695,6 +698,15 @@ def _paths(disk: Disk, inventory: Inventory) -> list[PathBrief]:
     return briefs
 
 
+def enclosure_pools(inventory: Inventory, enclosure_id: str) -> list[PoolNode]:
+    """The vdev trees of the pools with a device in the enclosure, each device with its bay."""
+    return [
+        pool
+        for pool in pool_trees(inventory)
+        if any(leaf.enclosure_id == enclosure_id for leaf in pool.leaves())
+    ]
+
+
 def enclosure_view(
     service: Service,
     inventory: Inventory,
@@ -745,6 +757,7 @@ def enclosure_view(
         bays=bays,
         elements=element_briefs(enclosure) if enclosure.elements is not None else None,
         elements_summary=elements_summary(enclosure),
+        pools=enclosure_pools(inventory, enclosure.id),
         locate_refusal=service.target.locate_refusal(),
         window_start=start,
         window_end=end,

@@ -49,6 +49,8 @@ class Input(StrEnum):
     NIC_COUNTERS = "nic_counters"
     # SES element status (PSUs, fans, sensors, I/O modules) of at least one enclosure
     ENCLOSURE_ELEMENTS = "enclosure_elements"
+    # where device firmware levels are read: a SAS HBA (its fabric), or SMART data of a disk
+    FIRMWARE = "firmware"
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,7 @@ class RuleContext:
             Input.NIC_COUNTERS: _has_nic_counters(inventory)
             and (self.previous is None or _has_nic_counters(self.previous)),
             Input.ENCLOSURE_ELEMENTS: any(e.elements is not None for e in inventory.sas.enclosures),
+            Input.FIRMWARE: bool(inventory.sas.hbas) or bool(inventory.health.disks),
         }[needed]
         if present:
             return None
@@ -183,6 +186,10 @@ _ABSENT = {
     Input.ENCLOSURE_ELEMENTS: (
         "no SES element status read (no enclosure answered `sg_ses --page=es`, or the snapshot "
         "predates element collection: capture again)"
+    ),
+    Input.FIRMWARE: (
+        "no SAS HBA and no SMART data on this host: no device's firmware level known "
+        "(smartctl not run or not installed, or no disks)"
     ),
 }
 

@@ -1,5 +1,6 @@
-"""Firmware units: every device of a host whose model and firmware level are known — disks,
-HBAs, expanders, enclosure I/O modules — with the identity two devices of one model share.
+"""Firmware units: every device of a host whose model and firmware level are known — disks on
+any controller (SAS fabric, AHCI/SATA, NVMe …), HBAs, expanders, enclosure I/O modules — with
+the identity two devices of one model share.
 `firmware.mismatch` compares them on one host, `fleet.firmware.mismatch` across hosts."""
 
 from __future__ import annotations
@@ -8,9 +9,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from pinchpoint.model.block import BlockDevice, ControllerKind
 from pinchpoint.model.findings import EntityRef, Fact, Severity
+from pinchpoint.model.health import DiskHealth
 from pinchpoint.model.inventory import Inventory
-from pinchpoint.naming import disk_ref
+from pinchpoint.naming import block_disk_ref, disk_ref
+from pinchpoint.stats.attach import wwid_key
+from pinchpoint.stats.block_disks import other_disks
 
 TB = 1000**4
 
@@ -50,6 +55,54 @@ def _disks(inventory: Inventory) -> Iterator[Unit]:
         yield Unit("disk", (full, str(size or "")), model, firmware, ref, ref.name)
 
 
+def _smart_keys(health: DiskHealth) -> Iterator[str]:
+    """What a block device may be found by in SMART data: the WWN, NVMe namespace EUI-64s
+    (as sysfs `wwid` prints them), and the device name smartctl was asked about."""
+    if health.wwn:
+        yield wwid_key(health.wwn)
+    for namespace in health.nvme.namespaces if health.nvme else []:
+        if namespace.eui64:
+            yield wwid_key(namespace.eui64)
+    yield f"device:{health.device}"
+
+
+def _smart_of(device: BlockDevice, smart: dict[str, DiskHealth]) -> DiskHealth | None:
+    """A block device's SMART data: by WWID, else by kernel name, else (an NVMe namespace)
+    by its controller's name, which is what smartctl is asked about."""
+    keys = [wwid_key(device.wwid)] if device.wwid else []
+    keys.append(f"device:{device.name}")
+    controller = device.controller
+    if controller is not None and controller.kind is ControllerKind.NVME and controller.port:
+        keys.append(f"device:{controller.port}")
+    return next((smart[k] for k in keys if k in smart), None)
+
+
+def _other_disks(inventory: Inventory) -> Iterator[Unit]:
+    """Disks outside the SAS fabric and the SAN (AHCI/SATA, NVMe, other controllers), by the
+    full model and firmware SMART reports and the capacity; one unit per SMART device (an
+    NVMe controller with several namespaces is one drive)."""
+    smart: dict[str, DiskHealth] = {}
+    for health in inventory.health.disks:
+        if health.collected and health.model and health.firmware:
+            for key in _smart_keys(health):
+                smart.setdefault(key, health)
+    if not smart:
+        return
+    sas_ids = {d.id for d in inventory.sas.disks}
+    seen: set[str] = set()
+    for device in other_disks(inventory):
+        found = _smart_of(device, smart)
+        if found is None or found.id in seen or found.id in sas_ids:
+            continue
+        seen.add(found.id)
+        full = found.model or ""
+        firmware = found.firmware or ""
+        size = found.user_capacity_bytes or device.size_bytes
+        model = f"{full} {_capacity(size)}".strip()
+        ref = block_disk_ref(device)
+        yield Unit("disk", (full, str(size or "")), model, firmware, ref, ref.name)
+
+
 def _adapters(inventory: Inventory) -> Iterator[Unit]:
     """HBAs by board and driver, expanders and SES devices (I/O modules) by vendor and
     product."""
@@ -75,7 +128,7 @@ def _adapters(inventory: Inventory) -> Iterator[Unit]:
 
 def firmware_units(inventory: Inventory) -> list[Unit]:
     """Every device of the host with a known model and firmware level."""
-    return [*_disks(inventory), *_adapters(inventory)]
+    return [*_disks(inventory), *_other_disks(inventory), *_adapters(inventory)]
 
 
 def units_by_model(units: list[Unit]) -> dict[tuple[str, tuple[str, ...]], list[Unit]]:

@@ -1,5 +1,5 @@
-"""`firmware.mismatch`: one model of disk, HBA, expander or enclosure I/O module running
-different firmware on one host."""
+"""`firmware.mismatch`: one model of disk (on any controller), HBA, expander or enclosure I/O
+module running different firmware on one host."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ RULE = Rule(
     id="firmware.mismatch",
     title="One model running different firmware on one host",
     severity=Severity.WARNING,
-    needs=(Input.SAS,),
+    needs=(Input.FIRMWARE,),
     remediation=(
         "Bring every device of the model to the same firmware — the vendor's current release "
         "for that model — one device at a time, in a maintenance window (for an enclosure's "
@@ -65,10 +65,12 @@ RULE = Rule(
         "(a timeout, a cache bug) protects only the disks that have it, two I/O modules of an "
         "enclosure at different levels are a known cause of path flapping, and HBAs and "
         "expanders are qualified by the enclosure vendor as a set. The rule groups devices by "
-        "their full model identity — a disk by the model SMART reports (sysfs cuts a SATA "
-        "model to 16 characters) and its capacity, an HBA by board and driver, an expander or "
+        "their full model identity — a disk on any controller (SAS fabric, AHCI/SATA, NVMe) "
+        "by the model SMART reports (sysfs cuts a SATA model to 16 characters) and its "
+        "capacity, an HBA by board and driver, an expander or "
         "I/O module by vendor and product — and names the devices not at the most common "
         "level. Disks are info (mixed disk firmware is common and often harmless), HBAs, "
-        "expanders and I/O modules a warning."
+        "expanders and I/O modules a warning. It runs on a host with a SAS HBA or SMART data: "
+        "a disk off the SAS fabric is known by the model and firmware smartctl reports."
     ),
 )

@@ -1,6 +1,7 @@
-"""`firmware.mismatch` on a simulated host with mixed disk and I/O module firmware, and on the
-real `lsscsi` + `sas3ircu DISPLAY` capture of kernel bugzilla 215691, whose disks look mixed
-when grouped by the 16-character model sysfs gives and are not."""
+"""`firmware.mismatch` on a simulated host with mixed disk and I/O module firmware, on simulated
+NVMe/AHCI hosts without a SAS HBA, and on the real `lsscsi` + `sas3ircu DISPLAY` capture of
+kernel bugzilla 215691, whose disks look mixed when grouped by the 16-character model sysfs
+gives and are not."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from fixture_paths import FIXTURES, SPECS
+from fixture_paths import FIXTURES, ROOT, SPECS
 
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
@@ -17,6 +18,7 @@ from pinchpoint.model.inventory import HostInfo, Inventory, SourceKind
 from pinchpoint.model.sas import Disk, Hba, SasFabric
 from pinchpoint.rules import firmware
 from pinchpoint.rules.base import RuleContext
+from pinchpoint.rules.derived.firmware import firmware_units
 from pinchpoint.rules.engine import evaluate
 from pinchpoint.simulator import load_spec, write_snapshot
 
@@ -107,3 +109,45 @@ def test_models_cut_to_16_characters_are_not_taken_for_one(tmp_path: Path) -> No
         disk.size_bytes = None
     (found,) = mismatches(inventory)
     assert "Samsung SSD 850" in found.title
+
+
+def simulated(spec: Path, out: Path) -> Inventory:
+    write_snapshot(load_spec(spec), out)
+    return collect_inventory(SnapshotSource(out))
+
+
+def test_nvme_drives_of_one_model_at_two_levels_without_a_sas_hba(tmp_path: Path) -> None:
+    inventory = simulated(SPECS / "nvme_mixed_firmware.toml", tmp_path / "nvme")
+    assert not inventory.sas.hbas
+    (found,) = mismatches(inventory)
+    assert found.severity is Severity.INFO
+    assert found.title == "2 firmware levels on 4 disks Micron_7300_MTFDHBE1T6TDG 1.60 TB"
+    assert "95420260 on 2, 95420040 on 2" in found.evidence[0].summary
+    behind = [f for f in found.evidence[0].facts if f.entity is not None]
+    assert sorted(f.entity.name for f in behind if f.entity) == [
+        "NVMe nvme2 (0000:5e:00.0) nvme2n1",
+        "NVMe nvme3 (0000:5f:00.0) nvme3n1",
+    ]
+    assert {f.value for f in behind} == {"95420040"}
+
+
+def test_nvme_and_ahci_disks_at_one_level_each_are_judged_and_quiet(tmp_path: Path) -> None:
+    """The simulated NVMe host: four NVMe SSDs at one level (and two SATA HDDs with no SMART
+    data in the simulator): judged, nothing found."""
+    spec = ROOT / "pinchpoint" / "simulator" / "specs" / "nvme_host.toml"
+    inventory = simulated(spec, tmp_path / "nvme_host")
+    disks = [u for u in firmware_units(inventory) if u.kind == "disk"]
+    assert [(u.model, u.firmware) for u in disks] == [
+        ("Micron_7300_MTFDHBE1T6TDG 1.60 TB", "95420260")
+    ] * 4
+    found, skipped, ran = evaluate(RuleContext(inventory=inventory), firmware.RULES)
+    assert (found, skipped, ran) == ([], [], 1)
+
+
+def test_a_host_without_a_sas_hba_or_smart_data_is_skipped_with_the_reason() -> None:
+    inventory = Inventory(host=HostInfo(hostname="empty", source=SourceKind.SNAPSHOT))
+    found, skipped, ran = evaluate(RuleContext(inventory=inventory), firmware.RULES)
+    assert (found, ran) == ([], 0)
+    (skip,) = skipped
+    assert skip.rule == "firmware.mismatch"
+    assert "no SAS HBA and no SMART data" in skip.reason

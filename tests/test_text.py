@@ -158,13 +158,20 @@ def test_json_logs_are_one_object_per_line_with_host_text_escaped(
 def test_an_access_log_record_carries_its_fields_in_json(
     root_logging: Callable[[str], io.StringIO], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # a server run without an access log earlier in this process stopped the logger propagating
-    monkeypatch.setattr(logging.getLogger("uvicorn.access"), "propagate", True)
-    monkeypatch.setattr(logging.getLogger("uvicorn.access"), "disabled", False)
-    stream = root_logging("json")
-    logging.getLogger("uvicorn.access").info(
-        '%s - "%s %s HTTP/%s" %d', "127.0.0.1:5000", "GET", "/v1/findings?x=\x1b", "1.1", 200
-    )
+    # a server run earlier in this process (without an access log, at another level) set this
+    # logger up its own way: as `serve --access-log` leaves it, for this test
+    access = logging.getLogger("uvicorn.access")
+    monkeypatch.setattr(access, "propagate", True)
+    monkeypatch.setattr(access, "disabled", False)
+    level = access.level
+    access.setLevel(logging.NOTSET)
+    try:
+        stream = root_logging("json")
+        access.info(
+            '%s - "%s %s HTTP/%s" %d', "127.0.0.1:5000", "GET", "/v1/findings?x=\x1b", "1.1", 200
+        )
+    finally:
+        access.setLevel(level)
     entry = json.loads(stream.getvalue())
     assert (entry["method"], entry["path"], entry["status"]) == ("GET", "/v1/findings?x=\x1b", 200)
     assert entry["client"] == "127.0.0.1:5000"

@@ -103,7 +103,10 @@ def test_queued_time_where_a_scheduler_queues(loop: str) -> None:
         scheduler.write_text(before.split("[")[1].split("]")[0])
     read = recording.devices[0].op(BlockOp.READ)
     assert read is not None
-    assert read.device_time.count == fio["read"]["total_ios"]
+    # within 1 % as the issue asks (on a loaded machine a few of the first requests can be
+    # inserted while the probes attach, so neither queued nor timed), none beyond that lost
+    total = fio["read"]["total_ios"]
+    assert abs(read.device_time.count - total) <= 0.01 * total
     assert 0 < read.queue_time.count <= read.device_time.count
 
 

@@ -64,6 +64,27 @@ def wait_until_busy(device: str, timeout_s: float = 60.0) -> None:
         time.sleep(0.05)
 
 
+@contextmanager
+def fio_in_background(
+    device: str, *, rw: str, iodepth: int, rate_iops: int, runtime_s: int
+) -> Iterator[str]:
+    """fio doing `rw` 4 KiB direct I/O on /dev/`device` at `rate_iops` for up to `runtime_s`,
+    started, waited for until its I/O reaches the device, and stopped on exit; `device`."""
+    fio = subprocess.Popen(
+        ["fio", "--name=busy", f"--filename=/dev/{device}", f"--rw={rw}", "--bs=4k",
+         "--direct=1", "--ioengine=libaio", f"--iodepth={iodepth}", "--size=64M",
+         "--time_based", f"--runtime={runtime_s}", f"--rate_iops={rate_iops}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        wait_until_busy(device)
+        yield device
+    finally:
+        fio.terminate()
+        fio.wait(30)
+
+
 def run_fio(device: str, *extra: str, timeout_s: float = 120) -> dict[str, Any]:
     """fio's JSON for one job on /dev/`device`: random 4 KiB reads and writes, direct, libaio,
     with total-latency percentiles; `extra` adds or overrides options."""

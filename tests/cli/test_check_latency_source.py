@@ -5,13 +5,12 @@ with `--record` on a live host (a loop device under fio here), averages only and
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fixture_paths import SPECS
-from loop_devices import loop_device, recording_unavailable
+from loop_devices import fio_in_background, loop_device, recording_unavailable
 from typer.testing import CliRunner
 
 from pinchpoint.checks.source.biolat import LOADER_ENV
@@ -73,19 +72,11 @@ def test_a_live_check_whose_recorder_cannot_run_says_why(
 def busy_loop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if recording_unavailable() is not None:
         pytest.skip(recording_unavailable() or "")
-    with loop_device(tmp_path_factory.mktemp("loop")) as name:
-        fio = subprocess.Popen(
-            ["fio", "--name=busy", f"--filename=/dev/{name}", "--rw=randread", "--bs=4k",
-             "--direct=1", "--ioengine=libaio", "--iodepth=2", "--size=64M", "--time_based",
-             "--runtime=120", "--rate_iops=500"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        try:
-            yield name
-        finally:
-            fio.terminate()
-            fio.wait(30)
+    with (
+        loop_device(tmp_path_factory.mktemp("loop")) as name,
+        fio_in_background(name, rw="randread", iodepth=2, rate_iops=500, runtime_s=120),
+    ):
+        yield name
 
 
 def test_a_live_check_with_record_says_recorded_in_the_kernel(busy_loop: str) -> None:

@@ -5,12 +5,11 @@ and says why."""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from loop_devices import loop_device, recording_unavailable, wait_until_busy
+from loop_devices import fio_in_background, loop_device, recording_unavailable
 from typer.testing import CliRunner
 
 from pinchpoint.checks.collect.inventory import collect_inventory
@@ -25,20 +24,11 @@ from pinchpoint.stats.gather import gather_statistics
 def busy_loop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if recording_unavailable() is not None:
         pytest.skip(recording_unavailable() or "")
-    with loop_device(tmp_path_factory.mktemp("loop")) as name:
-        fio = subprocess.Popen(
-            ["fio", "--name=busy", f"--filename=/dev/{name}", "--rw=randread", "--bs=4k",
-             "--direct=1", "--ioengine=libaio", "--iodepth=2", "--size=64M", "--time_based",
-             "--runtime=120", "--rate_iops=500"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        try:
-            wait_until_busy(name)
-            yield name
-        finally:
-            fio.terminate()
-            fio.wait(30)
+    with (
+        loop_device(tmp_path_factory.mktemp("loop")) as name,
+        fio_in_background(name, rw="randread", iodepth=2, rate_iops=500, runtime_s=120),
+    ):
+        yield name
 
 
 def test_the_recorded_window_counts_what_diskstats_counts(busy_loop: str) -> None:

@@ -4,12 +4,11 @@ record, the snapshot says why under "not collected" and the rest stands."""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from loop_devices import loop_device, recording_unavailable, wait_until_busy
+from loop_devices import fio_in_background, loop_device, recording_unavailable
 
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
@@ -24,31 +23,11 @@ from pinchpoint.stats.gather import gather_statistics
 def busy_loop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if recording_unavailable() is not None:
         pytest.skip(recording_unavailable() or "")
-    with loop_device(tmp_path_factory.mktemp("loop")) as name:
-        fio = subprocess.Popen(
-            [
-                "fio",
-                "--name=busy",
-                f"--filename=/dev/{name}",
-                "--rw=randread",
-                "--bs=4k",
-                "--direct=1",
-                "--ioengine=libaio",
-                "--iodepth=2",
-                "--size=64M",
-                "--time_based",
-                "--runtime=120",
-                "--rate_iops=300",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            wait_until_busy(name)
-            yield name
-        finally:
-            fio.terminate()
-            fio.wait(30)
+    with (
+        loop_device(tmp_path_factory.mktemp("loop")) as name,
+        fio_in_background(name, rw="randread", iodepth=2, rate_iops=300, runtime_s=120),
+    ):
+        yield name
 
 
 def test_a_snapshot_carries_the_recording(busy_loop: str, tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from loop_devices import loop_device, recording_unavailable, wait_until_busy
+from loop_devices import fio_in_background, loop_device, recording_unavailable
 
 from pinchpoint.checks.source.biolat import LOADER_ENV
 from pinchpoint.model.histogram import OVERFLOW_BUCKET, bucket_bounds_ns
@@ -52,30 +52,8 @@ def loop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture
 def busy(loop: str) -> Iterator[str]:
     """fio reading and writing the loop device for 20 s in the background."""
-    fio = subprocess.Popen(
-        [
-            "fio",
-            "--name=busy",
-            f"--filename=/dev/{loop}",
-            "--rw=randrw",
-            "--bs=4k",
-            "--direct=1",
-            "--ioengine=libaio",
-            "--iodepth=4",
-            "--size=64M",
-            "--time_based",
-            "--runtime=20",
-            "--rate_iops=400",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_until_busy(loop)
+    with fio_in_background(loop, rw="randrw", iodepth=4, rate_iops=400, runtime_s=20):
         yield loop
-    finally:
-        fio.terminate()
-        fio.wait(30)
 
 
 @needs_bpf

@@ -25,19 +25,16 @@ def effective_configuration(config_file: Path | None) -> dict[str, Any]:
     from pinchpoint.rules.catalog import CATALOG
     from pinchpoint.rules.config import (
         ConfigError,
-        config_file_choice,
         config_search_path,
         load_config,
     )
-    from pinchpoint.service.settings import SettingsError, load_settings, settings_origins
+    from pinchpoint.service.settings import SettingsError, explained_settings
 
     try:
-        settings = load_settings(config_file)
-        origins = settings_origins(config_file)
+        settings, origins, choice = explained_settings(config_file)
         rules = load_config(settings.config_file, CATALOG)
     except (SettingsError, ConfigError) as err:
         raise fail(str(err)) from None
-    choice = config_file_choice(config_file)
     values = settings.model_dump(mode="json")
     for name in ("read_token", "admin_token", "push_token"):
         if values.get(name) is not None:

@@ -303,33 +303,35 @@ def load_settings(config_file: Path | None, **overrides: Any) -> ServiceSettings
     """Settings from the config file's `[service]` table (`config_file`, else the one every
     command finds: rules/config.py), the environment and `overrides` (command line options that
     were given; None values are ignored)."""
+    return explained_settings(config_file, **overrides)[0]
+
+
+def explained_settings(
+    config_file: Path | None, **overrides: Any
+) -> tuple[ServiceSettings, dict[str, str], ConfigChoice]:
+    """`load_settings`, with where each setting comes from (the layer that gave it last, else
+    "default"; for a table also `table.key` for each key a layer set) and the file in force —
+    the file read once."""
     choice, layers = settings_layers(config_file, **overrides)
     where = str(choice.path) if choice.path else "settings"
     table: dict[str, Any] = {}
-    for _origin, values in layers:
-        table.update(values)
-    try:
-        return ServiceSettings.model_validate(table)
-    except ValidationError as err:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'service'}: {e['msg']}" for e in err.errors()
-        )
-        raise SettingsError(f"{where}: [service] {problems}") from None
-
-
-def settings_origins(config_file: Path | None, **overrides: Any) -> dict[str, str]:
-    """Where each service setting comes from: the layer that gave it last, else "default"; for
-    a table, also `table.key` for each key a layer set."""
-    _choice, layers = settings_layers(config_file, **overrides)
     origins = dict.fromkeys(ServiceSettings.model_fields, "default")
     for origin, values in layers:
+        table.update(values)
         for key, value in values.items():
             if key not in origins:
                 continue
             origins[key] = ENVIRONMENT[key] if origin == "environment" else origin
             if isinstance(value, Mapping):  # a table (schedule): each key it sets, too
                 origins.update({f"{key}.{inner}": origin for inner in value})
-    return origins
+    try:
+        settings = ServiceSettings.model_validate(table)
+    except ValidationError as err:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'service'}: {e['msg']}" for e in err.errors()
+        )
+        raise SettingsError(f"{where}: [service] {problems}") from None
+    return settings, origins, choice
 
 
 def ensure_tokens(settings: ServiceSettings) -> list[Path]:

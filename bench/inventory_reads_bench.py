@@ -12,14 +12,10 @@ too); with `--before TREE` an earlier source tree is counted the same way in tur
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-from machine import machine_line
+from machine import child_json, machine_line
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "tests" / "fixtures" / "specs" / "bench_1920_stats.toml"
@@ -52,17 +48,7 @@ print(json.dumps({
 
 
 def count(tree: Path, snapshot: Path, parallel: bool, log: Path) -> dict[str, object]:
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(snapshot), str(log), "1" if parallel else "0"],
-        cwd=tree,
-        env=dict(os.environ, PYTHONPATH=str(tree)),
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        raise SystemExit(done.stderr[-3000:])
-    result: dict[str, object] = json.loads(done.stdout)
-    return result
+    return child_json(tree, CHILD, str(snapshot), str(log), "1" if parallel else "0")
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""What machine a benchmark ran on, in one line every benchmark prints the same way.
+"""What machine a benchmark ran on, in one line every benchmark prints the same way; and
+`child_json`, how a benchmark runs a script against one source tree (before/after comparisons).
 
 The development VM's speed varies with its neighbours, so the line carries a calibration: the
 CPU time of a plain Python loop, taken when the benchmark starts, to compare figures across runs
@@ -7,9 +8,13 @@ and machines (about 30 ms on a current laptop; 50–120 ms on the shared 2-core 
 
 from __future__ import annotations
 
+import json
 import os
 import platform
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 
 def calibration_ms() -> float:
@@ -36,3 +41,19 @@ def machine_line() -> str:
         f"kernel {platform.release()}; load average {os.getloadavg()[0]:.2f}; calibration: a "
         f"1,000,000-iteration loop took {calibration_ms():.0f} ms of CPU"
     )
+
+
+def child_json(tree: Path, script: str, *args: str) -> dict[str, object]:
+    """The JSON a Python `script` prints when run in a child process on the source `tree` (its
+    pinchpoint imported from there); the child's error ends the benchmark."""
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        cwd=tree,
+        env=dict(os.environ, PYTHONPATH=str(tree)),
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        raise SystemExit(done.stderr[-3000:])
+    result: dict[str, object] = json.loads(done.stdout)
+    return result

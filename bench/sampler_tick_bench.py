@@ -20,15 +20,11 @@ see the same load on a shared machine.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-from machine import machine_line
+from machine import child_json, machine_line
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "tests" / "fixtures" / "specs" / "bench_1920_stats.toml"
@@ -83,18 +79,7 @@ with tempfile.TemporaryDirectory() as scratch:
 
 
 def run_child(tree: Path, snapshot: Path, ticks: int, warm: int) -> dict[str, object]:
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(snapshot), str(ticks), str(warm)],
-        cwd=tree,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        raise SystemExit(done.stderr[-3000:])
-    result: dict[str, object] = json.loads(done.stdout)
-    return result
+    return child_json(tree, CHILD, str(snapshot), str(ticks), str(warm))
 
 
 def main() -> None:

@@ -94,6 +94,11 @@ def left_to_block(source: Source) -> dict[str, str]:
     return source.read_once.left_to_block if source.read_once is not None else {}
 
 
+def _bare(err: SourceError) -> SourceError:
+    """The same error without traceback, cause or context: safe to keep in a cache."""
+    return SourceError(err.path, err.kind, err.reason)
+
+
 class SysfsReader:
     """Attribute reads for one collector (`part`), recording what could not be read."""
 
@@ -116,10 +121,13 @@ class SysfsReader:
             try:
                 found = self.source.read_bytes(path, MAX_ATTRIBUTE_BYTES)
             except SourceError as err:
-                found = err
+                found = _bare(err)
             run.attributes[path] = found
         if isinstance(found, SourceError):
-            raise found.with_traceback(None)
+            # A fresh error each time: raising the cached one would hang this call's frames on
+            # it, and the frames hold the cache, a cycle that kept each sweep's inventory alive
+            # until a full collection.
+            raise _bare(found)
         return found
 
     def text(self, path: str) -> str | None:

@@ -201,10 +201,10 @@ def record_once(
     wanted = {Path(f"/sys/class/block/{n}/dev").read_text().strip() for n in kernel_names}
     recorded = [d for d in recording.devices if d.dev in wanted]
     final_ns, ios = program_runs(out.splitlines()[-1])
-    memory = recording.memory
+    reported = recording.memory
     return {
-        "layout": memory.layout.value if memory else "percpu (before the budget)",
-        "budget": memory.budget_bytes if memory else 0,
+        "layout": reported.layout.value if reported else "percpu (before the budget)",
+        "budget": reported.budget_bytes if reported else 0,
         "said": said.strip(),
         "attach_s": attach_s,
         "memory_before": memory_before,

@@ -30,7 +30,7 @@ venv: $(STAMP)
 # The kernel latency recorder (bpf/, docs/ebpf.md), built for this kernel's BTF into the venv's
 # bin/, where pinchpoint looks for it. Needs clang, bpftool and libbpf-dev (system-deps).
 BIOLAT := $(BIN)/pinchpoint-biolat
-$(BIOLAT): $(RUN_STAMP) bpf/biolat.bpf.c bpf/biolat.c bpf/biolat.h bpf/Makefile
+$(BIOLAT): $(RUN_STAMP) bpf/biolat.bpf.c bpf/biolat.c bpf/biolat.h bpf/map_memory.c bpf/map_memory.h bpf/Makefile
 	$(MAKE) -s -C bpf OUT=$(abspath $(VENV))/bpf-build
 	cp $(VENV)/bpf-build/pinchpoint-biolat $@
 

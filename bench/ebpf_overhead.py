@@ -13,10 +13,13 @@
 `--loader LABEL=PATH` (repeatable) compares builds of the recorder, e.g. before and after a
 change: every measurement round runs each of them in turn, so a shared machine's drift falls on
 all alike (A/B interleaved). Without it, the loader pinchpoint finds is measured.
+`--loader-args LABEL=ARGS` gives one of them options, e.g. `--layout shared` (one build run as
+two loaders: its per-CPU and its shared layout).
 
 Needs root, BPF (docs/ebpf.md), fio and losetup; prints the reason and exits 0 without them.
 
     python bench/ebpf_overhead.py [--seconds 5] [--rounds 6] [--loader before=PATH ...]
+        [--loader-args LABEL="--layout shared" ...]
 """
 
 from __future__ import annotations
@@ -96,24 +99,34 @@ def dev_of(device: str) -> str:
 SCENARIOS = ((1, "none"), (16, "none"), (16, "mq-deadline"))
 
 
-def use_loader(path: str | None) -> None:
-    """Make `recording_command` run the loader at `path` (None: the one pinchpoint finds)."""
+LOADER_ARGS: list[str] = []  # the options of the loader in use (`--loader-args`)
+
+
+def use_loader(path: str | None, args: list[str] | None = None) -> None:
+    """Make `recording_command` run the loader at `path` (None: the one pinchpoint finds) with
+    `args`."""
     if path is None:
         os.environ.pop(LOADER_ENV, None)
     else:
         os.environ[LOADER_ENV] = path
+    LOADER_ARGS[:] = args or []
 
 
 class Recorder:
     def __init__(self, devices: list[str], stats: bool) -> None:
         command = recording_command(3600, devices, stats)
         self.process = subprocess.Popen(
-            command.argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            [*command.argv, *LOADER_ARGS],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         assert self.process.stderr is not None
-        line = self.process.stderr.readline()
-        if "attached" not in line:
-            raise RuntimeError(line + self.process.stderr.read())
+        said = ""
+        while "attached" not in (line := self.process.stderr.readline()):
+            if not line:
+                raise RuntimeError(said + self.process.stderr.read())
+            said += line
 
     def stop(self) -> str:
         self.process.send_signal(signal.SIGINT)
@@ -190,12 +203,25 @@ def differential_round(
     a, b = fio(devices, seconds, depth)
     ratios["untraced"] = a / b
     for label, path in loaders.items():
-        use_loader(path)
+        use_loader(path, LOADER_OPTIONS.get(label))
         recorder = Recorder([dev_of(devices[0])], stats=False)
         a, b = fio(devices, seconds, depth)
         recorder.stop()
         ratios[label] = a / b
     return ratios
+
+
+LOADER_OPTIONS: dict[str, list[str]] = {}  # by loader label
+
+
+def parse_loader_args(given: list[str], labels: set[str]) -> dict[str, list[str]]:
+    options = {}
+    for item in given:
+        label, _, args = item.partition("=")
+        if label not in labels:
+            raise SystemExit(f"--loader-args {item}: no --loader labelled {label!r}")
+        options[label] = args.split()
+    return options
 
 
 def parse_loaders(given: list[str]) -> dict[str, str | None]:
@@ -215,9 +241,11 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--loader", action="append", default=[], metavar="LABEL=PATH")
+    parser.add_argument("--loader-args", action="append", default=[], metavar="LABEL=ARGS")
     parser.add_argument("--no-differential", action="store_true")
     args = parser.parse_args()
     loaders = parse_loaders(args.loader)
+    LOADER_OPTIONS.update(parse_loader_args(args.loader_args, set(loaders)))
     use_loader(next(iter(loaders.values())))
     reason = unavailable_reason()
     for tool in ("fio", "losetup"):
@@ -233,7 +261,7 @@ def main() -> int:
             for depth, scheduler in SCENARIOS:
                 set_scheduler(devices[0], scheduler)
                 for label, path in loaders.items():
-                    use_loader(path)
+                    use_loader(path, LOADER_OPTIONS.get(label))
                     cost = in_kernel_cost(devices[0], args.seconds, depth)
                     costs.setdefault((label, depth, scheduler), []).append(cost)
         set_scheduler(devices[0], "none")

@@ -3,7 +3,9 @@
 Creates up to `--devices` loop devices (default 2,000) over sparse files in /dev/shm, reads
 every one of them once (so each has its own entry in the recorder's maps), and records for
 `--seconds` while fio reads a sample of them lightly. For each loader given (`--loader
-LABEL=PATH`, repeatable, run in turn over the same devices: A/B interleaved) it reports the
+LABEL=PATH`, repeatable, run in turn over the same devices: A/B interleaved; `--loader-args
+LABEL=ARGS` gives one of them options, e.g. `--layout shared`) it reports the layout its maps
+took (per-CPU or shared, where the recorder says), the
 time to load and attach, the memory of its maps (`bpftool map show`: bytes_memlock, before
 and after the I/O), the size of its output, the time to stop it and print, the time to parse
 that output in Python, and the in-kernel cost per I/O (`--stats`). Every loop device made is
@@ -14,6 +16,7 @@ Needs root, BPF (docs/ebpf.md), fio, losetup and bpftool; prints the reason and 
 without them.
 
     python bench/ebpf_scale.py [--devices 2000] [--sample 100] [--seconds 10] [--rounds 2]
+        [--loader LABEL=PATH ...] [--loader-args LABEL="--layout shared" ...]
 """
 
 from __future__ import annotations
@@ -148,17 +151,21 @@ def program_runs(line: bytes) -> tuple[int, int]:
     return runs.get("on_issue", 0) + runs.get("on_complete", 0), ios
 
 
-def record_once(paths: list[str], sample: list[str], seconds: float) -> dict[str, Any]:
-    argv = [loader_path() or "pinchpoint-biolat", "--seconds", "0", "--stats"]
+def record_once(
+    paths: list[str], sample: list[str], seconds: float, options: list[str]
+) -> dict[str, Any]:
+    argv = [loader_path() or "pinchpoint-biolat", "--seconds", "0", "--stats", *options]
     started = time.monotonic()
     process = subprocess.Popen(
         argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
     )
+    said = ""
     try:
         assert process.stderr is not None
-        line = process.stderr.readline().decode(errors="replace")
-        if "attached" not in line:
-            raise RuntimeError(line)
+        while "attached" not in (line := process.stderr.readline().decode(errors="replace")):
+            if not line:
+                raise RuntimeError(said)
+            said += line
         attach_s = time.monotonic() - started
         memory_before = sum(map_memory(process.pid).values())
         touch_every_device(paths)
@@ -194,7 +201,11 @@ def record_once(paths: list[str], sample: list[str], seconds: float) -> dict[str
     wanted = {Path(f"/sys/class/block/{n}/dev").read_text().strip() for n in kernel_names}
     recorded = [d for d in recording.devices if d.dev in wanted]
     final_ns, ios = program_runs(out.splitlines()[-1])
+    reported = recording.memory
     return {
+        "layout": reported.layout.value if reported else "percpu (before the budget)",
+        "budget": reported.budget_bytes if reported else 0,
+        "said": said.strip(),
         "attach_s": attach_s,
         "memory_before": memory_before,
         "memory": sum(memory.values()),
@@ -234,10 +245,14 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--loader", action="append", default=[], metavar="LABEL=PATH")
+    parser.add_argument("--loader-args", action="append", default=[], metavar="LABEL=ARGS")
     args = parser.parse_args()
     loaders: dict[str, str | None] = {"pinchpoint-biolat": None}
     if args.loader:
         loaders = {item.partition("=")[0]: item.partition("=")[2] for item in args.loader}
+    options = {item.partition("=")[0]: item.partition("=")[2].split() for item in args.loader_args}
+    if set(options) - set(loaders):
+        raise SystemExit(f"--loader-args for no --loader: {', '.join(set(options) - set(loaders))}")
     use_loader(next(iter(loaders.values())))
     reason = unavailable_reason()
     for tool in ("fio", "losetup", "bpftool"):
@@ -261,22 +276,28 @@ def main() -> int:
         for _ in range(args.rounds):
             for label, path in loaders.items():
                 use_loader(path)
-                results.setdefault(label, []).append(record_once(paths, sample, args.seconds))
+                results.setdefault(label, []).append(
+                    record_once(paths, sample, args.seconds, options.get(label, []))
+                )
         print(
             f"\nfio over {len(sample)} of them (2,000 IOPS in all, {args.seconds:g} s), every "
             "device read once; medians of "
-            f"{args.rounds} rounds:\n\n| loader | devices recorded | attach s | maps before I/O "
+            f"{args.rounds} rounds:\n\n| loader | layout (budget) | devices recorded | attach s "
+            "| maps before I/O "
             "| maps after (histograms) | output | stop + print s | parse s | as statistics s "
             "| ns per I/O: first read of each device | ns per I/O: fio | lost |"
         )
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for label, rounds in results.items():
 
             def median(key: str, rounds: list[dict[str, Any]] = rounds) -> float:
                 return statistics.median(r[key] for r in rounds)
 
+            budget = rounds[0]["budget"]
             print(
-                f"| {label} | {median('devices_recorded'):,.0f} | {median('attach_s'):.2f} "
+                f"| {label} | {rounds[0]['layout']}"
+                + (f" ({budget / 2**20:,.0f} MiB)" if budget else "")
+                + f" | {median('devices_recorded'):,.0f} | {median('attach_s'):.2f} "
                 f"| {median('memory_before') / 2**20:,.1f} MiB | {median('memory') / 2**20:,.1f} "
                 f"MiB ({median('stats_map') / 2**20:,.1f} MiB) "
                 f"| {median('output_bytes') / 2**10:,.0f} KiB | {median('stop_s'):.2f} "
@@ -288,6 +309,8 @@ def main() -> int:
             for number, result in enumerate(rounds):
                 if result["lost_as"]:
                     print(f"\n{label}, round {number + 1}: lost as {result['lost_as']}")
+                if result["said"]:
+                    print(f"\n{label}, round {number + 1}, the recorder said: {result['said']}")
     return 0
 
 

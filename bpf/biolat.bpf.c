@@ -19,6 +19,11 @@
 #define REQ_OP_MASK 0xff
 
 const volatile bool filter_devices = false;
+/* The layout the loader chose (docs/ebpf.md, memory): false, one value per CPU per entry,
+ * plain adds; true, one value per entry shared by every CPU, atomic adds. The loader makes
+ * `stats` and `spill` per-CPU or plain hashes to match; the branch not taken is removed by
+ * the verifier. */
+const volatile bool shared_layout = false;
 
 struct start {
 	__u64 insert;
@@ -33,7 +38,8 @@ struct {
 	__type(value, struct start);
 } starts SEC(".maps");
 
-/* Allocated on first use: memory for the (device, operation) pairs that see I/O only. */
+/* Allocated on first use: memory for the (device, operation) pairs that see I/O only. The
+ * loader sets its type (per-CPU or shared) and its size (what the memory budget holds). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -43,9 +49,11 @@ struct {
 } stats SEC(".maps");
 
 /* Preallocated (an update never waits for memory): the entries the program could not
- * allocate in `stats` at a pair's first I/O. The loader adds them to those of `stats`. */
+ * allocate in `stats` at a pair's first I/O. The loader adds them to those of `stats`. One
+ * value shared by every CPU (atomic adds) in either layout: its memory does not grow with the
+ * CPUs, and it is seldom used. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, SPILL_ENTRIES);
 	__type(key, struct stats_key);
 	__type(value, struct stats);
@@ -128,43 +136,99 @@ static __always_inline __u32 lat_bucket(__u64 v)
 }
 
 /* The raw log-linear bucket of a 32-bit size: v itself below 8, else 8 per octave. */
-static __always_inline __u32 size_bucket(__u32 v)
+static __always_inline __u32 size_bucket(__u64 v)
 {
-	__u32 e, b;
+	__u64 e, b;
 
-	if (v < SUB_BUCKETS)
-		return v;
-	e = log2_u64(v);
-	b = (e - SUB_BITS + 1) * SUB_BUCKETS + ((v >> (e - SUB_BITS)) & (SUB_BUCKETS - 1));
-	return b < SIZE_BUCKETS ? b : SIZE_BUCKETS - 1; /* for the verifier */
+	if (v < SUB_BUCKETS) {
+		b = v;
+	} else {
+		e = log2_u64(v);
+		b = (e - SUB_BITS + 1) * SUB_BUCKETS + ((v >> (e - SUB_BITS)) & (SUB_BUCKETS - 1));
+	}
+	/* for the verifier, on every path (with 32-bit subregisters it cannot tell a 32-bit
+	 * size's upper half is zero) */
+	return b < SIZE_BUCKETS ? b : SIZE_BUCKETS - 1;
 }
 
-static __always_inline void add(struct total *t, __u64 value)
+/* One more in a counter of an entry: a plain add in this CPU's value, an atomic one in a
+ * value every CPU shares. `atomic` is a constant where this is inlined. */
+static __always_inline void bump(__u64 *counter, __u64 by, bool atomic)
 {
-	t->count += 1;
-	t->sum += value;
-	if (value > t->max)
+	if (atomic)
+		__sync_fetch_and_add(counter, by);
+	else
+		*counter += by;
+}
+
+/* Raise a shared maximum to `value`: compare-and-exchange until no other CPU raised it
+ * meanwhile (bounded for the verifier; each retry means another CPU raised it). */
+static __always_inline void raise_shared_max(__u64 *max, __u64 value)
+{
+	__u64 seen = *max, was;
+
+	for (int i = 0; i < 4; i++) {
+		if (value <= seen)
+			return;
+		was = __sync_val_compare_and_swap(max, seen, value);
+		if (was == seen)
+			return;
+		seen = was;
+	}
+}
+
+static __always_inline void add(struct total *t, __u64 value, bool atomic)
+{
+	bump(&t->count, 1, atomic);
+	bump(&t->sum, value, atomic);
+	if (atomic)
+		raise_shared_max(&t->max, value);
+	else if (value > t->max)
 		t->max = value;
 }
 
-static __always_inline struct stats *stats_of(struct stats_key *key)
+/* The entry of `key` (NULL when there is no room), `*spilled` set when it is in `spill`. */
+static __always_inline struct stats *stats_of(struct stats_key *key, bool *spilled)
 {
 	struct stats *st = bpf_map_lookup_elem(&stats, key);
 
 	if (st)
 		return st;
+	*spilled = true;
 	st = bpf_map_lookup_elem(&spill, key);
 	if (st)
 		return st;
 	/* The first I/O of this pair: its entry is allocated, or, when the kernel's allocation
-	 * cache is empty for a moment, taken from the preallocated spill map. */
+	 * cache is empty for a moment or the budget's entries are all taken, taken from the
+	 * preallocated spill map. */
+	*spilled = false;
 	if (!bpf_map_update_elem(&stats, key, &empty, BPF_NOEXIST))
 		return bpf_map_lookup_elem(&stats, key);
 	st = bpf_map_lookup_elem(&stats, key); /* another CPU made it meanwhile */
 	if (st)
 		return st;
+	*spilled = true;
 	bpf_map_update_elem(&spill, key, &empty, BPF_NOEXIST);
 	return bpf_map_lookup_elem(&spill, key);
+}
+
+/* Count one completed request in its entry: device time, queued and whole time, size. */
+static __always_inline void record(struct stats *st, __u64 now, __u64 insert, __u64 issue,
+				   __u32 size, bool atomic)
+{
+	__u64 device = now - issue, whole = device;
+
+	add(&st->totals[KIND_DEVICE], device, atomic);
+	bump(&st->lat[LAT_DEVICE][lat_bucket(device)], 1, atomic);
+	if (insert && issue > insert) {
+		add(&st->totals[KIND_QUEUE], issue - insert, atomic);
+		bump(&st->lat[LAT_QUEUE][lat_bucket(issue - insert)], 1, atomic);
+		whole = now - insert;
+	}
+	add(&st->totals[KIND_TOTAL], whole, atomic);
+	bump(&st->lat[LAT_TOTAL][lat_bucket(whole)], 1, atomic);
+	add(&st->totals[KIND_SIZE], size, atomic);
+	bump(&st->size[size_bucket(size)], 1, atomic);
 }
 
 SEC("tp_btf/block_rq_insert")
@@ -204,10 +268,11 @@ int BPF_PROG(on_issue, struct request *rq)
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(on_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
-	__u64 key = (__u64)rq, now = bpf_ktime_get_ns(), insert, issue, device, whole;
+	__u64 key = (__u64)rq, now = bpf_ktime_get_ns(), insert, issue;
 	struct start *s = bpf_map_lookup_elem(&starts, &key);
 	struct stats_key sk;
 	struct stats *st;
+	bool spilled = false;
 	__u32 size;
 
 	if (!s)
@@ -223,25 +288,19 @@ int BPF_PROG(on_complete, struct request *rq, int error, unsigned int nr_bytes)
 		return 0;
 	}
 	sk.op = rq->cmd_flags & REQ_OP_MASK;
-	st = stats_of(&sk);
+	st = stats_of(&sk, &spilled);
 	if (!st) {
 		dropped(DROP_HIST_FULL);
 		return 0;
 	}
-	device = now - issue;
-	add(&st->totals[KIND_DEVICE], device);
-	st->lat[LAT_DEVICE][lat_bucket(device)] += 1;
-	whole = device;
-	if (insert && issue > insert) {
-		add(&st->totals[KIND_QUEUE], issue - insert);
-		st->lat[LAT_QUEUE][lat_bucket(issue - insert)] += 1;
-		whole = now - insert;
-	}
-	add(&st->totals[KIND_TOTAL], whole);
-	st->lat[LAT_TOTAL][lat_bucket(whole)] += 1;
 	size = rq->__data_len ?: nr_bytes;
-	add(&st->totals[KIND_SIZE], size);
-	st->size[size_bucket(size)] += 1;
+	/* Two copies of the counting, each with its adds fixed: the per-CPU layout's entries
+	 * take plain adds; the shared layout's and the spill map's (shared in either layout),
+	 * atomic ones. */
+	if (shared_layout || spilled)
+		record(st, now, insert, issue, size, true);
+	else
+		record(st, now, insert, issue, size, false);
 	return 0;
 }
 

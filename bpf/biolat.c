@@ -4,8 +4,12 @@
  * cumulative since attach). Run by pinchpoint with an argument list and a timeout.
  *
  *   pinchpoint-biolat --seconds N [--interval S] [--device MAJ:MIN]... [--stats]
+ *                     [--budget-bytes B] [--layout auto|percpu|shared]
  *
  * --seconds 0 records until SIGINT or SIGTERM; SIGUSR1 prints a line at once.
+ * The maps stay within --budget-bytes (default 64 MiB) whatever the CPU count: per-CPU
+ * values where the budget holds them for every disk, else one shared value per entry with
+ * atomic adds (--layout forces one); each line says which and what the maps take.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,9 +25,25 @@
 #include <bpf/libbpf.h>
 #include "biolat.h"
 #include "biolat.skel.h"
+#include "map_memory.h"
 
 #define MAX_DEVICES 4096
+#define MAX_DISKS 65536
 #define MAX_CPUS 4096
+#define DEFAULT_BUDGET_BYTES (64ull << 20)
+/* The operations a disk's entries are sized for: read, write, flush, discard. */
+#define OPS_PER_DISK 4
+#define MAX_ENTRIES (1u << 20)
+
+/* How the histograms are kept, and what they may take (docs/ebpf.md, memory). */
+struct layout {
+	int shared;		/* one value per entry for every CPU (atomic adds), else per CPU */
+	__u32 capacity;		/* entries of `stats` the budget holds */
+	int disks;		/* disks whose read and write entries are made before attaching */
+	__u64 budget;		/* bytes */
+	__u64 needed[2];	/* bytes each layout (per-CPU, shared) needs for OPS_PER_DISK per disk */
+	__u64 estimate;		/* bytes of every map with the disks' read and write entries made */
+};
 
 static volatile sig_atomic_t stopping, asked;
 
@@ -58,11 +78,13 @@ static __u64 now_ns(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: pinchpoint-biolat --seconds N [--interval S] "
-			"[--device MAJ:MIN]... [--stats]\n");
+			"[--device MAJ:MIN]... [--stats] [--budget-bytes B] "
+			"[--layout auto|percpu|shared]\n");
 	exit(2);
 }
 
 static int ncpus;
+static struct layout layout;
 
 static __u64 sum_percpu(const __u64 *values)
 {
@@ -124,10 +146,10 @@ static unsigned int raw_latency_bucket(unsigned int i)
 	return (octave - SUB_BITS + 1) * SUB_BUCKETS + (i - 1) % SUB_BUCKETS;
 }
 
-/* Add the per-CPU `values` of one entry to `sum`. */
-static void add_percpu(struct stats *sum, const struct stats *values)
+/* Add the `nvalues` values of one entry (one per CPU, or the one shared) to `sum`. */
+static void add_values(struct stats *sum, const struct stats *values, int nvalues)
 {
-	for (int c = 0; c < ncpus; c++) {
+	for (int c = 0; c < nvalues; c++) {
 		for (int k = 0; k < KIND_COUNT; k++) {
 			sum->totals[k].count += values[c].totals[k].count;
 			sum->totals[k].sum += values[c].totals[k].sum;
@@ -177,15 +199,15 @@ static int print_stats(struct biolat_bpf *skel)
 		if (pass == 0) {
 			if (bpf_map_lookup_elem(fd, &key, values))
 				continue;
-			add_percpu(sum, values);
+			add_values(sum, values, layout.shared ? 1 : ncpus);
 			if (!bpf_map_lookup_elem(spill_fd, &key, values))
-				add_percpu(sum, values);
+				add_values(sum, values, 1); /* shared in either layout */
 		} else {
 			if (!bpf_map_lookup_elem(fd, &key, values))
 				continue; /* printed with its entry in `stats` */
 			if (bpf_map_lookup_elem(spill_fd, &key, values))
 				continue;
-			add_percpu(sum, values);
+			add_values(sum, values, 1);
 		}
 		for (int k = 0; k < KIND_COUNT; k++) {
 			if (!sum->totals[k].count)
@@ -241,49 +263,57 @@ static unsigned long long device_sectors(const char *name)
 	return sectors;
 }
 
-/* Make the read and write entries of every disk (those given, else every whole disk in
- * /sys/block that has a medium) from here, where a failed allocation can wait and try again: allocated from the
- * BPF program at a device's first I/O, a burst of first I/Os (a 2,000-disk host starting)
- * outruns the kernel's allocation cache and its I/Os would be dropped (measured: 784 lost). Other operations and disks that appear
- * later are still allocated by the program (a failure is counted under histogram_map_full). */
-static void prepare_entries(struct biolat_bpf *skel, const __u32 *devices, int ndevices)
+/* The disks whose entries are made before attaching: those given, else every whole disk in
+ * /sys/block that has a medium; how many were put in `disks` (at most MAX_DISKS). */
+static int collect_disks(const __u32 *devices, int ndevices, __u32 *disks)
+{
+	DIR *dir;
+	struct dirent *entry;
+	int n = 0;
+
+	if (ndevices) {
+		memcpy(disks, devices, sizeof(__u32) * ndevices);
+		return ndevices;
+	}
+	dir = opendir("/sys/block");
+	if (!dir)
+		return 0;
+	while (n < MAX_DISKS && (entry = readdir(dir))) {
+		unsigned int major, minor;
+		char path[512];
+		FILE *file;
+
+		if (entry->d_name[0] == '.')
+			continue;
+		if (!device_sectors(entry->d_name))
+			continue; /* no medium: an unbound loop device, an empty reader */
+		snprintf(path, sizeof(path), "/sys/block/%s/dev", entry->d_name);
+		file = fopen(path, "r");
+		if (!file)
+			continue;
+		if (fscanf(file, "%u:%u", &major, &minor) == 2)
+			disks[n++] = (major << 20) | minor;
+		fclose(file);
+	}
+	closedir(dir);
+	return n;
+}
+
+/* Make the read and write entries of the `disks` from here, where a failed allocation can
+ * wait and try again: allocated from the BPF program at a device's first I/O, a burst of
+ * first I/Os (a 2,000-disk host starting) outruns the kernel's allocation cache and its I/Os
+ * would be dropped (measured: 784 lost). Other operations and disks that appear later are
+ * still allocated by the program (a failure is counted under histogram_map_full). */
+static void prepare_entries(struct biolat_bpf *skel, const __u32 *disks, int ndisks)
 {
 	int fd = bpf_map__fd(skel->maps.stats);
 	void *zero = calloc(ncpus, sizeof(struct stats));
-	DIR *dir = ndevices ? NULL : opendir("/sys/block");
-	struct dirent *entry;
 
 	if (!zero)
 		return;
-	for (int i = 0; ; i++) {
-		struct stats_key key = { 0, 0 };
-		unsigned int major, minor;
+	for (int i = 0; i < ndisks; i++) {
+		struct stats_key key = { disks[i], 0 };
 
-		if (ndevices) {
-			if (i == ndevices)
-				break;
-			key.dev = devices[i];
-		} else {
-			char path[512];
-			FILE *file;
-
-			if (!dir || !(entry = readdir(dir)))
-				break;
-			if (entry->d_name[0] == '.')
-				continue;
-			if (!device_sectors(entry->d_name))
-				continue; /* no medium: an unbound loop device, an empty reader */
-			snprintf(path, sizeof(path), "/sys/block/%s/dev", entry->d_name);
-			file = fopen(path, "r");
-			if (!file)
-				continue;
-			if (fscanf(file, "%u:%u", &major, &minor) != 2) {
-				fclose(file);
-				continue;
-			}
-			fclose(file);
-			key.dev = (major << 20) | minor;
-		}
 		for (key.op = 0; key.op < 2; key.op++) { /* REQ_OP_READ, REQ_OP_WRITE */
 			/* The kernel's allocation cache is refilled behind us (irq_work): ENOMEM
 			 * here means "again in a moment", not out of memory. */
@@ -295,9 +325,126 @@ static void prepare_entries(struct biolat_bpf *skel, const __u32 *devices, int n
 			}
 		}
 	}
-	if (dir)
-		closedir(dir);
 	free(zero);
+}
+
+/* What the map `map` will be charged with `used` entries made (its own size otherwise). */
+static __u64 map_estimate(const struct kernel_sizes *k, const struct bpf_map *map, int shared,
+			  __u32 max_entries, __u64 used)
+{
+	enum bpf_map_type type = bpf_map__type(map);
+	int prealloc = !(bpf_map__map_flags(map) & BPF_F_NO_PREALLOC);
+	__u32 key = bpf_map__key_size(map), value = bpf_map__value_size(map);
+
+	switch (type) {
+	case BPF_MAP_TYPE_HASH:
+	case BPF_MAP_TYPE_PERCPU_HASH:
+		return hash_bytes(k, ncpus, shared < 0 ? type == BPF_MAP_TYPE_PERCPU_HASH : !shared,
+				  prealloc, key, value, max_entries, prealloc ? max_entries : used);
+	case BPF_MAP_TYPE_ARRAY:
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+		return array_bytes(k, ncpus, type == BPF_MAP_TYPE_PERCPU_ARRAY,
+				   !!(bpf_map__map_flags(map) & BPF_F_MMAPABLE), value, max_entries);
+	default:
+		return 0;
+	}
+}
+
+/* Every map's bytes in a layout (`shared`), `stats` holding `capacity` entries of which
+ * `used` are made. */
+static __u64 maps_estimate(const struct kernel_sizes *k, struct biolat_bpf *skel, int shared,
+			   __u32 capacity, __u64 used)
+{
+	struct bpf_map *map;
+	__u64 total = 0;
+
+	bpf_object__for_each_map(map, skel->obj) {
+		if (map == skel->maps.stats)
+			total += map_estimate(k, map, shared, capacity, used);
+		else
+			total += map_estimate(k, map, -1, bpf_map__max_entries(map), 0);
+	}
+	return total;
+}
+
+/* The most entries `stats` may hold in a layout within the budget (its memory grows with the
+ * entries made, up to this); 0 when not even one fits. */
+static __u32 capacity_within(const struct kernel_sizes *k, struct biolat_bpf *skel, int shared,
+			     __u64 budget)
+{
+	__u32 low = 0, high = MAX_ENTRIES;
+
+	while (low < high) {
+		__u32 mid = low + (high - low + 1) / 2;
+
+		if (maps_estimate(k, skel, shared, mid, mid) <= budget)
+			low = mid;
+		else
+			high = mid - 1;
+	}
+	return low;
+}
+
+/* Choose the layout (`forced`: -1 by the budget, 0 per-CPU, 1 shared) and size `stats` for
+ * `ndisks` disks, before the maps are made; -1 with the reason said when the budget cannot
+ * hold even one entry. */
+static int plan_layout(struct biolat_bpf *skel, int ndisks, __u64 budget, int forced)
+{
+	struct kernel_sizes k = kernel_sizes();
+	__u64 wanted = (__u64)ndisks * OPS_PER_DISK, prepared = (__u64)ndisks * 2;
+	__u32 capacity;
+
+	layout.budget = budget;
+	layout.disks = ndisks;
+	for (int shared = 0; shared < 2; shared++)
+		layout.needed[shared] = maps_estimate(&k, skel, shared, wanted ? wanted : 1, wanted);
+	layout.shared = forced >= 0 ? forced : layout.needed[0] > budget;
+	capacity = capacity_within(&k, skel, layout.shared, budget);
+	if (!capacity) {
+		fprintf(stderr,
+			"pinchpoint-biolat: a map budget of %llu bytes cannot hold the recorder's "
+			"maps: %s needs at least %llu bytes\n",
+			(unsigned long long)budget, layout.shared ? "the shared layout" : "the per-CPU layout",
+			(unsigned long long)maps_estimate(&k, skel, layout.shared, 1, 1));
+		return -1;
+	}
+	if (capacity < prepared)
+		fprintf(stderr,
+			"pinchpoint-biolat: the map budget holds %u entries, fewer than the read and "
+			"write entries of %d disks: I/O beyond them is counted as lost "
+			"(histogram_map_full)\n",
+			capacity, ndisks);
+	layout.capacity = capacity;
+	layout.estimate = maps_estimate(&k, skel, layout.shared, capacity,
+					prepared < capacity ? prepared : capacity);
+	bpf_map__set_max_entries(skel->maps.stats, capacity);
+	if (layout.shared)
+		bpf_map__set_type(skel->maps.stats, BPF_MAP_TYPE_HASH);
+	skel->rodata->shared_layout = layout.shared;
+	return 0;
+}
+
+/* The layout and what every map takes now (memlock, as `bpftool map show` prints it). */
+static void print_memory(struct biolat_bpf *skel)
+{
+	struct bpf_map *map;
+	__u64 total = 0;
+	int first = 1;
+
+	printf("\"memory\":{\"layout\":\"%s\",\"cpus\":%d,\"budget_bytes\":%llu,"
+	       "\"capacity\":%u,\"disks\":%d,\"needed_bytes\":{\"percpu\":%llu,\"shared\":%llu},"
+	       "\"estimated_bytes\":%llu,\"maps\":{",
+	       layout.shared ? "shared" : "percpu", ncpus, (unsigned long long)layout.budget,
+	       layout.capacity, layout.disks, (unsigned long long)layout.needed[0],
+	       (unsigned long long)layout.needed[1], (unsigned long long)layout.estimate);
+	bpf_object__for_each_map(map, skel->obj) {
+		__u64 bytes = map_memlock(bpf_map__fd(map));
+
+		printf("%s\"%s\":%llu", first ? "" : ",", bpf_map__name(map), (unsigned long long)bytes);
+		total += bytes;
+		first = 0;
+	}
+	printf("},\"bytes\":%llu}", (unsigned long long)total);
 }
 
 static void emit(struct biolat_bpf *skel, __u64 started, int final)
@@ -307,6 +454,8 @@ static void emit(struct biolat_bpf *skel, __u64 started, int final)
 	print_programs(skel);
 	printf(",");
 	print_drops(skel);
+	printf(",");
+	print_memory(skel);
 	printf(",");
 	if (print_stats(skel))
 		printf("\"totals\":[],\"buckets\":[],\"error\":\"out of memory\"");
@@ -321,10 +470,13 @@ int main(int argc, char **argv)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "stats", no_argument, NULL, 'S' },
+		{ "budget-bytes", required_argument, NULL, 'b' },
+		{ "layout", required_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
-	__u32 devices[MAX_DEVICES];
-	int ndevices = 0, want_stats = 0, stats_fd = -1, opt, err;
+	static __u32 devices[MAX_DEVICES], disks[MAX_DISKS];
+	int ndevices = 0, ndisks, want_stats = 0, stats_fd = -1, forced = -1, opt, err;
+	unsigned long long budget = DEFAULT_BUDGET_BYTES;
 	pid_t parent;
 	double seconds = -1, interval = 0;
 	struct biolat_bpf *skel;
@@ -354,6 +506,22 @@ int main(int argc, char **argv)
 		case 'S':
 			want_stats = 1;
 			break;
+		case 'b':
+			errno = 0;
+			budget = strtoull(optarg, &end, 10);
+			if (*end || errno || !budget || optarg[0] == '-')
+				usage();
+			break;
+		case 'l':
+			if (!strcmp(optarg, "auto"))
+				forced = -1;
+			else if (!strcmp(optarg, "percpu"))
+				forced = 0;
+			else if (!strcmp(optarg, "shared"))
+				forced = 1;
+			else
+				usage();
+			break;
 		default:
 			usage();
 		}
@@ -378,6 +546,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	skel->rodata->filter_devices = ndevices > 0;
+	ndisks = collect_disks(devices, ndevices, disks);
+	if (plan_layout(skel, ndisks, budget, forced)) {
+		err = 2;
+		goto out;
+	}
 	err = biolat_bpf__load(skel);
 	if (err) {
 		fprintf(stderr, "pinchpoint-biolat: cannot load the BPF programs: %s\n", strerror(-err));
@@ -387,7 +560,7 @@ int main(int argc, char **argv)
 		__u8 one = 1;
 		bpf_map_update_elem(bpf_map__fd(skel->maps.devices), &devices[i], &one, BPF_ANY);
 	}
-	prepare_entries(skel, devices, ndevices);
+	prepare_entries(skel, disks, ndisks);
 	if (want_stats) {
 		stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 		if (stats_fd < 0)
@@ -435,5 +608,5 @@ out:
 	if (stats_fd >= 0)
 		close(stats_fd);
 	biolat_bpf__destroy(skel);
-	return err ? 1 : 0;
+	return err == 2 ? 2 : err ? 1 : 0;
 }

@@ -81,6 +81,31 @@ class ProgramCost(BaseModel):
     recursion_misses: int = 0  # runs the kernel skipped: I/Os that were not seen
 
 
+class RecorderLayout(StrEnum):
+    """How the recorder keeps its histograms in the kernel (docs/ebpf.md, memory)."""
+
+    PERCPU = "percpu"  # a value per CPU per entry, plain adds: fastest, grows with the CPUs
+    SHARED = "shared"  # one value per entry, atomic adds: the same memory on any CPU count
+
+
+class RecorderMemory(BaseModel):
+    """What the recorder's kernel maps take and why: the layout it chose within the budget
+    (per-CPU where the budget holds four entries per disk — read, write, flush, discard —
+    else shared), the entries the budget holds, and each map's memory as the kernel charges
+    it (memlock)."""
+
+    layout: RecorderLayout
+    cpus: int  # possible CPUs: per-CPU values are allocated for each
+    budget_bytes: int
+    capacity: int  # (device, operation) entries the budget holds in this layout
+    disks: int  # disks whose read and write entries were made before attaching
+    needed_percpu_bytes: int  # what each layout needs for every disk's entries
+    needed_shared_bytes: int
+    estimated_bytes: int  # the recorder's own estimate of `bytes`, made before its maps were
+    bytes: int  # every map's memlock, when the line was printed
+    maps: dict[str, int] = Field(default_factory=dict)  # memlock by map name
+
+
 class BlockRecording(BaseModel):
     """Everything one recording saw, over `seconds` from the moment the probes were
     attached."""
@@ -92,6 +117,8 @@ class BlockRecording(BaseModel):
     # Requests the recorder could not account, by reason (its maps full, no disk on the
     # request): with recursion misses, what a reader must know before trusting the counts.
     drops: dict[str, int] = Field(default_factory=dict)
+    # None for a recorder older than the memory budget (a snapshot's, an import's)
+    memory: RecorderMemory | None = None
 
     @property
     def recursion_misses(self) -> int:

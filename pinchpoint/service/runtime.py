@@ -113,6 +113,7 @@ class Service:
             self.store,
             self._sampled_inventory,
             record_latency=settings.record_latency and settings.schedule.stats_interval_s > 0,
+            record_budget_bytes=settings.record_map_budget_bytes,
         )
         self.runner = SweepRunner(
             self.target,

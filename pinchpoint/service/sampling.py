@@ -101,8 +101,14 @@ class IntervalSource:
     """Where each tick's interval comes from: the live counters (with the kernel's per-I/O
     latency where it can be recorded) or a replayed recording."""
 
-    def __init__(self, target: HostTarget, record_latency: bool = False) -> None:
+    def __init__(
+        self,
+        target: HostTarget,
+        record_latency: bool = False,
+        record_budget_bytes: int | None = None,
+    ) -> None:
         self.target = target
+        self._budget_bytes = record_budget_bytes  # the recorder's maps' (its default when None)
         self._previous: DiskstatsTable | None = None
         self._partitions: tuple[Inventory, frozenset[str]] | None = None  # per inventory
         self._recorded: list[IntervalFigures] | None = None
@@ -148,7 +154,7 @@ class IntervalSource:
             return
         try:
             if self._recorder is None:
-                self._recorder = LiveRecorder(LiveSource())
+                self._recorder = LiveRecorder(LiveSource(), self._budget_bytes)
                 self._recorder.start()
             counted = self._recorder.current()
         except RecordingError as err:
@@ -243,9 +249,10 @@ class StatsSampler:
         inventory: Callable[[], Inventory | None],
         slower_than_s: float = 0.22,
         record_latency: bool = False,
+        record_budget_bytes: int | None = None,
     ) -> None:
         self.store = store
-        self.source = IntervalSource(target, record_latency)
+        self.source = IntervalSource(target, record_latency, record_budget_bytes)
         self.inventory = inventory
         self.slower_than_s = slower_than_s
         self.members = HistogramSeries(policy=member_policy())

@@ -153,6 +153,9 @@ class ServiceSettings(BaseModel):
     live_stats_seconds: float = Field(default=1.0, gt=0)
     # record per-I/O latency in the kernel (eBPF, docs/ebpf.md) where this host allows it
     record_latency: bool = True
+    # the most kernel memory the recorder's maps may take, whatever the CPU count (per-CPU
+    # histograms where it holds them for every disk, else shared ones: docs/ebpf.md)
+    record_map_budget_bytes: int = Field(default=64 * 1024 * 1024, gt=0)
     # /readyz: how old the last successful sweep may be (None: three scheduled sweep intervals)
     stale_sweep_after_s: float | None = Field(default=None, gt=0)
     # a sweep not done by then is abandoned and recorded as failed (a sweep of the 1,920-path

@@ -13,6 +13,7 @@ from pinchpoint.model.latency_recording import (
     BlockRecording,
     DeviceRecording,
     OpRecording,
+    RecorderMemory,
     size_bounds,
 )
 
@@ -65,6 +66,25 @@ def device_summary(device: DeviceRecording, seconds: float) -> dict[str, Any]:
     }
 
 
+def memory_summary(memory: RecorderMemory | None) -> dict[str, Any] | None:
+    """The recorder's layout and what its kernel maps take (None from an older recorder)."""
+    if memory is None:
+        return None
+    return {
+        "layout": memory.layout.value,
+        "cpus": memory.cpus,
+        "budget_bytes": memory.budget_bytes,
+        "bytes": memory.bytes,
+        "entries": memory.capacity,
+        "disks": memory.disks,
+        "needed_bytes": {
+            "percpu": memory.needed_percpu_bytes,
+            "shared": memory.needed_shared_bytes,
+        },
+        "maps": dict(memory.maps),
+    }
+
+
 def recording_summary(recording: BlockRecording) -> dict[str, Any]:
     """The whole recording as `stats record --json` prints it."""
     seconds = recording.seconds
@@ -85,6 +105,7 @@ def recording_summary(recording: BlockRecording) -> dict[str, Any]:
             }
             for p in recording.programs
         ],
+        "map_memory": memory_summary(recording.memory),
         "devices": [device_summary(d, seconds) for d in recording.devices],
     }
 
@@ -149,6 +170,7 @@ def recording_delta(before: BlockRecording | None, after: BlockRecording) -> Blo
         devices=devices,
         programs=after.programs,
         drops={k: v - before.drops.get(k, 0) for k, v in after.drops.items()},
+        memory=after.memory,  # what the maps take now
     )
 
 
@@ -197,6 +219,7 @@ __all__ = [
     "device_summary",
     "histogram_delta",
     "latency_summary",
+    "memory_summary",
     "op_summary",
     "recorded_by_disk",
     "recording_delta",

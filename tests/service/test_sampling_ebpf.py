@@ -19,6 +19,7 @@ from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import LiveSource
 from pinchpoint.checks.source.biolat import LOADER_ENV
 from pinchpoint.model.inventory import Inventory
+from pinchpoint.model.latency_recording import RecorderLayout
 from pinchpoint.model.stats import HistogramKind, ImportKind
 from pinchpoint.service.metrics import MetricsInput, metrics_exposition
 from pinchpoint.service.sampling import IntervalSource
@@ -69,6 +70,37 @@ def test_each_tick_holds_the_ios_since_the_last(loop: str, inventory: Inventory)
     finally:
         source.close()
     assert not recorder.running  # stopped with the sampler
+
+
+@needs_bpf
+def test_the_recorders_map_budget_comes_from_the_service(loop: str, inventory: Inventory) -> None:
+    """`record_map_budget_bytes` reaches the recorder: a budget the per-CPU layout exceeds on
+    this host gets the shared one, within it, counting every I/O as before."""
+    first = IntervalSource(HostTarget(TargetKind.LIVE), record_latency=True)
+    try:
+        first.next(inventory)
+        counted = first.counted
+        assert counted is not None and counted.memory is not None
+        assert counted.memory.layout is RecorderLayout.PERCPU  # 64 MiB holds it here
+        budget = counted.memory.needed_percpu_bytes - 1
+    finally:
+        first.close()
+    source = IntervalSource(
+        HostTarget(TargetKind.LIVE), record_latency=True, record_budget_bytes=budget
+    )
+    try:
+        source.next(inventory)
+        fio = run_fio(loop, "--rw=randread", "--io_size=4M")
+        assert source.next(inventory) is not None
+        counted = source.counted
+        assert counted is not None and counted.memory is not None
+        assert counted.memory.layout is RecorderLayout.SHARED
+        assert counted.memory.bytes <= budget == counted.memory.budget_bytes
+        (recorded,) = source.imports
+        entity = next(e for e in recorded.entities if e.name == loop)
+        assert entity.histograms[HistogramKind.DISK_WAIT_READ].count == fio["read"]["total_ios"]
+    finally:
+        source.close()
 
 
 @needs_bpf

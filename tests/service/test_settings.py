@@ -86,6 +86,17 @@ def test_a_sweep_is_stale_after_three_scheduled_intervals_unless_set(tmp_path: P
         load_settings(config)
 
 
+def test_the_recorders_map_budget_defaults_to_64_mib(tmp_path: Path) -> None:
+    assert load_settings(None).record_map_budget_bytes == 64 * 2**20
+    config = tmp_path / "pinchpoint.toml"
+    config.write_text("[service]\nrecord_map_budget_bytes = 33554432\n")
+    assert load_settings(config).record_map_budget_bytes == 32 * 2**20
+    for bad in ("0", "-1", '"64M"'):
+        config.write_text(f"[service]\nrecord_map_budget_bytes = {bad}\n")
+        with pytest.raises(SettingsError, match="record_map_budget_bytes"):
+            load_settings(config)
+
+
 def test_allowed_hosts_default_to_what_the_service_listens_on() -> None:
     import socket
 

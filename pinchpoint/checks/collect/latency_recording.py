@@ -106,16 +106,21 @@ def _named(source: Source, text: str) -> BlockRecording:
 
 
 def record_block_latency(
-    source: Source, seconds: float, names: list[str], stats: bool = False
+    source: Source,
+    seconds: float,
+    names: list[str],
+    stats: bool = False,
+    budget_bytes: int | None = None,
 ) -> BlockRecording:
     """Record every I/O of the devices `names` (all when empty) for `seconds`, through `source`
-    (live, or capture's recording source, which keeps the output in the snapshot); raises
-    `RecordingError` with the reason when it cannot."""
+    (live, or capture's recording source, which keeps the output in the snapshot), the
+    recorder's maps within `budget_bytes` (its default when None); raises `RecordingError`
+    with the reason when it cannot."""
     reason = unavailable_reason()
     if reason is not None:
         raise RecordingError(reason, ProblemKind.UNSUPPORTED)
     wanted = _wanted(names, block_devices(source))
-    result = source.run(recording_command(seconds, wanted, stats))
+    result = source.run(recording_command(seconds, wanted, stats, budget_bytes))
     if not result.ok:
         raise RecordingError(f"the latency recorder failed: {result.reason()}")
     return _named(source, result.stdout)
@@ -134,11 +139,12 @@ def read_recording(source: Source) -> BlockRecording | None:
 
 class LiveRecorder:
     """The recorder running beside the service: `current()` is everything it counted since it
-    started, each device named as this host names it (names re-read when a device appears)."""
+    started, each device named as this host names it (names re-read when a device appears);
+    its maps within `budget_bytes` (the recorder's default when None)."""
 
-    def __init__(self, source: Source) -> None:
+    def __init__(self, source: Source, budget_bytes: int | None = None) -> None:
         self.source = source
-        self.process = RecorderProcess()
+        self.process = RecorderProcess(budget_bytes=budget_bytes)
         self._names: dict[str, str] = {}
         self._lines = 0  # lines already read
 

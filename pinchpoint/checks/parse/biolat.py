@@ -30,6 +30,8 @@ from pinchpoint.model.latency_recording import (
     DeviceRecording,
     OpRecording,
     ProgramCost,
+    RecorderLayout,
+    RecorderMemory,
 )
 
 FORMAT = 1
@@ -103,6 +105,40 @@ def _programs(data: dict[str, Any]) -> list[ProgramCost]:
     return found
 
 
+def _count(data: dict[str, Any], key: str, what: str) -> int:
+    value = data.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise BiolatParseError(f"{what} {key!r} is missing or not a non-negative integer")
+    return value
+
+
+def _memory(data: dict[str, Any]) -> RecorderMemory | None:
+    """The layout and map memory the recorder reports (None from a recorder before them)."""
+    memory = data.get("memory")
+    if memory is None:
+        return None
+    if not isinstance(memory, dict):
+        raise BiolatParseError("'memory' is not an object")
+    layout = memory.get("layout")
+    if layout not in {member.value for member in RecorderLayout}:
+        raise BiolatParseError(f"the memory layout {layout!r:.40} is not percpu or shared")
+    needed, maps = memory.get("needed_bytes"), memory.get("maps")
+    if not isinstance(needed, dict) or not isinstance(maps, dict):
+        raise BiolatParseError("'memory' lacks its 'needed_bytes' or 'maps' objects")
+    return RecorderMemory(
+        layout=RecorderLayout(layout),
+        cpus=_count(memory, "cpus", "memory"),
+        budget_bytes=_count(memory, "budget_bytes", "memory"),
+        capacity=_count(memory, "capacity", "memory"),
+        disks=_count(memory, "disks", "memory"),
+        needed_percpu_bytes=_count(needed, "percpu", "needed_bytes"),
+        needed_shared_bytes=_count(needed, "shared", "needed_bytes"),
+        estimated_bytes=_count(memory, "estimated_bytes", "memory"),
+        bytes=_count(memory, "bytes", "memory"),
+        maps={str(name): _count(maps, name, "maps") for name in maps},
+    )
+
+
 def parse_recording(text: str) -> BlockRecording:
     """The recording in the recorder's last line of output (device names and ids are the
     collector's to fill in)."""
@@ -163,4 +199,5 @@ def parse_recording(text: str) -> BlockRecording:
         devices=list(devices.values()),
         programs=_programs(data),
         drops={str(k): v for k, v in drops.items()},
+        memory=_memory(data),
     )

@@ -21,6 +21,7 @@ from pinchpoint.checks.source.commands import (
     run_command,
 )
 from pinchpoint.checks.source.processes import stop_group
+from pinchpoint.model.latency_recording import RecorderLayout
 from pinchpoint.text import host_text
 
 LOADER = "pinchpoint-biolat"
@@ -103,14 +104,32 @@ def unavailable_reason() -> str | None:
     return None
 
 
-def recording_command(seconds: float, devices: list[str], stats: bool = False) -> Command:
+def budget_arguments(budget_bytes: int | None, layout: RecorderLayout | None) -> list[str]:
+    """The recorder's options for its map memory: a budget in bytes (its own default, 64 MiB,
+    when None) and a layout it must use (None: chosen by the budget)."""
+    argv = []
+    if budget_bytes is not None:
+        argv += ["--budget-bytes", str(budget_bytes)]
+    if layout is not None:
+        argv += ["--layout", layout.value]
+    return argv
+
+
+def recording_command(
+    seconds: float,
+    devices: list[str],
+    stats: bool = False,
+    budget_bytes: int | None = None,
+    layout: RecorderLayout | None = None,
+) -> Command:
     """The recorder's command line for `seconds` on the devices given as major:minor (all
-    block devices when none)."""
+    block devices when none), its maps within `budget_bytes`."""
     argv = [loader_path() or LOADER, "--seconds", f"{seconds:g}"]
     for dev in devices:
         argv += ["--device", dev]
     if stats:
         argv.append("--stats")
+    argv += budget_arguments(budget_bytes, layout)
     return Command(
         argv=tuple(argv),
         key="biolat/recording.json",
@@ -119,10 +138,12 @@ def recording_command(seconds: float, devices: list[str], stats: bool = False) -
     )
 
 
-def run_recording(seconds: float, devices: list[str], stats: bool = False) -> CommandResult:
+def run_recording(
+    seconds: float, devices: list[str], stats: bool = False, budget_bytes: int | None = None
+) -> CommandResult:
     """Record for `seconds` from the moment the probes are attached; the recorder's output
     or why there is none (a status, never an exception)."""
-    return run_command(recording_command(seconds, devices, stats))
+    return run_command(recording_command(seconds, devices, stats, budget_bytes))
 
 
 class RecorderProcess:
@@ -131,12 +152,18 @@ class RecorderProcess:
     `interval_s`; its JSON lines read by a thread as they come (each at most
     `MAX_OUTPUT_BYTES`; a longer one stops it), the newest kept. `stop()` stops the group."""
 
-    def __init__(self, interval_s: float = 0, devices: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        interval_s: float = 0,
+        devices: list[str] | None = None,
+        budget_bytes: int | None = None,
+    ) -> None:
         argv = [loader_path() or LOADER, "--seconds", "0"]
         if interval_s > 0:
             argv += ["--interval", f"{interval_s:g}"]
         for dev in devices or []:
             argv += ["--device", dev]
+        argv += budget_arguments(budget_bytes, None)
         self.argv = tuple(argv)
         self._process: subprocess.Popen[bytes] | None = None
         self._latest: str | None = None

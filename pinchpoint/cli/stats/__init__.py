@@ -68,6 +68,15 @@ def record_command(
             help="Also measure what the probes cost (the kernel's BPF run-time statistics).",
         ),
     ] = False,
+    map_budget: Annotated[
+        int | None,
+        typer.Option(
+            "--map-budget-bytes",
+            min=1,
+            help="The most kernel memory the recorder's maps may take (default 64 MiB): "
+            "per-CPU histograms where it holds them, else shared ones (docs/ebpf.md).",
+        ),
+    ] = None,
 ) -> None:
     """Per-I/O latency of this host's block devices, recorded in the kernel (eBPF): per device
     and operation, the count and the p50/p90/p99/max of device time (issue to completion) and
@@ -75,7 +84,7 @@ def record_command(
     with BTF; the seconds run from the moment the probes are attached."""
     from pinchpoint.cli.stats.record import record_report
 
-    record_report(seconds, devices or [], as_json, bpf_stats)
+    record_report(seconds, devices or [], as_json, bpf_stats, map_budget)
 
 
 @stats_app.command("watch")

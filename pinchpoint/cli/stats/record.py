@@ -47,10 +47,37 @@ def _table(summary: dict[str, Any]) -> Table:
     return table
 
 
-def record_report(seconds: float, devices: list[str], as_json: bool, stats: bool) -> None:
+LAYOUT_WORDS = {
+    "percpu": "a value per CPU",
+    "shared": "one value shared by the CPUs (the per-CPU layout exceeds the budget)",
+}
+
+
+def _memory_line(memory: dict[str, Any]) -> str:
+    """What the recorder's kernel maps took, of what budget, in which layout."""
+    line = (
+        f"Recorder maps: {memory['bytes'] / 2**20:,.1f} MiB of a "
+        f"{memory['budget_bytes'] / 2**20:,.1f} MiB budget, {LAYOUT_WORDS[memory['layout']]} "
+        f"({memory['cpus']} CPUs, room for {memory['entries']:,} device/operation entries)"
+    )
+    if memory["entries"] < 2 * memory["disks"]:
+        line += (
+            f"\n[yellow]The budget holds fewer entries than the reads and writes of "
+            f"{memory['disks']:,} disks: I/O beyond them is counted as lost[/]"
+        )
+    return line
+
+
+def record_report(
+    seconds: float,
+    devices: list[str],
+    as_json: bool,
+    stats: bool,
+    budget_bytes: int | None = None,
+) -> None:
     """Record, then print the table or the JSON."""
     try:
-        recording = record_block_latency(LiveSource(), seconds, devices, stats)
+        recording = record_block_latency(LiveSource(), seconds, devices, stats, budget_bytes)
     except RecordingError as err:
         raise fail(str(err)) from None
     summary = recording_summary(recording)
@@ -62,6 +89,8 @@ def record_report(seconds: float, devices: list[str], as_json: bool, stats: bool
         console.print(f"No I/O completed in {summary['seconds']:g} s.")
     else:
         console.print(_table(summary))
+    if summary["map_memory"] is not None:
+        console.print(_memory_line(summary["map_memory"]))
     lost = sum(summary["lost"].values())
     if lost:
         console.print(

@@ -13,10 +13,12 @@ from hypothesis import strategies as st
 
 from pinchpoint.checks.parse.biolat import BiolatParseError, latency_bucket, parse_recording
 from pinchpoint.model.histogram import bucket_index
-from pinchpoint.model.latency_recording import BlockOp, size_bounds
+from pinchpoint.model.latency_recording import BlockOp, RecorderLayout, size_bounds
 
 RECORDING = FIXTURES / "ebpf" / "local__biolat_loop0_fio_randrw_qd8_all_devices.jsonl"
 FIO = FIXTURES / "ebpf" / "local__fio_loop0_randrw_qd8.json"
+SHARED = FIXTURES / "ebpf" / "local__biolat_shared_layout_loop0_fio_randrw_2jobs.jsonl"
+SHARED_FIO = FIXTURES / "ebpf" / "local__fio_loop0_randrw_2jobs_qd8.json"
 
 
 def raw_bucket(value: int) -> int:
@@ -77,10 +79,44 @@ def test_the_last_line_is_the_recording() -> None:
     assert counts[0] < counts[1]
 
 
+def test_the_shared_layout_counts_what_two_fio_jobs_did() -> None:
+    """One value per entry for every CPU, atomic adds: two jobs' I/Os counted exactly, and the
+    recorder says which layout it chose and what its maps took."""
+    recording = parse_recording(SHARED.read_text(encoding="utf-8"))
+    (loop0,) = recording.devices  # recorded with --device 7:0
+    fio = json.loads(SHARED_FIO.read_text(encoding="utf-8"))["jobs"][0]
+    for op, figures in ((BlockOp.READ, fio["read"]), (BlockOp.WRITE, fio["write"])):
+        recorded = loop0.op(op)
+        assert recorded is not None
+        assert recorded.device_time.count == figures["total_ios"]
+        assert recorded.bytes == figures["io_bytes"]
+        assert recorded.device_time.max_ns is not None
+        assert recorded.device_time.max_ns <= figures["lat_ns"]["max"]
+    memory = recording.memory
+    assert memory is not None and memory.layout is RecorderLayout.SHARED
+    assert memory.cpus == 2 and memory.disks == 1 and memory.budget_bytes == 64 * 2**20
+    assert memory.bytes == sum(memory.maps.values()) <= memory.budget_bytes
+    assert {"starts", "stats", "spill", "devices", "drops"} <= set(memory.maps)
+    assert memory.needed_shared_bytes < memory.needed_percpu_bytes
+    assert recording.lost == 0
+
+
+def test_a_recorder_before_the_budget_reports_no_memory() -> None:
+    assert parse_recording(RECORDING.read_text(encoding="utf-8")).memory is None
+
+
 def _line(**changes: object) -> str:
     data = json.loads(RECORDING.read_text(encoding="utf-8").splitlines()[-1])
     data.update(changes)
     return json.dumps(data)
+
+
+def _memory(**changes: object) -> dict[str, object]:
+    memory: dict[str, object] = json.loads(SHARED.read_text(encoding="utf-8").splitlines()[-1])[
+        "memory"
+    ]
+    memory.update(changes)
+    return memory
 
 
 @pytest.mark.parametrize(
@@ -102,6 +138,16 @@ def _line(**changes: object) -> str:
         (_line(totals=[[7340032, 0, 7, 1, 1, 1]]), "out of range"),
         (_line(drops=[1, 2]), "'drops'"),
         (_line(programs=[{"run_cnt": 1}]), "with a name"),
+        (_line(memory=[1]), "'memory' is not an object"),
+        (_line(memory=_memory(layout="striped")), "not percpu or shared"),
+        (_line(memory=_memory(layout=None)), "not percpu or shared"),
+        (_line(memory=_memory(maps=None)), "'needed_bytes' or 'maps'"),
+        (_line(memory=_memory(needed_bytes=[])), "'needed_bytes' or 'maps'"),
+        (_line(memory=_memory(budget_bytes=-1)), "'budget_bytes' is missing"),
+        (_line(memory=_memory(bytes="6 MiB")), "'bytes' is missing"),
+        (_line(memory=_memory(cpus=True)), "'cpus' is missing"),
+        (_line(memory=_memory(maps={"stats": -3})), "maps 'stats'"),
+        (_line(memory=_memory(needed_bytes={"percpu": 1})), "needed_bytes 'shared'"),
     ],
 )
 def test_bad_output_is_refused_with_the_reason(text: str, reason: str) -> None:

@@ -5,12 +5,14 @@ the development and CI machines has it)."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from loop_devices import loop_device, recording_unavailable, run_fio
@@ -20,7 +22,7 @@ from pinchpoint.checks.parse.biolat import parse_recording
 from pinchpoint.checks.source import LiveSource
 from pinchpoint.checks.source.biolat import recording_command
 from pinchpoint.model.histogram import LatencyHistogram
-from pinchpoint.model.latency_recording import BlockOp, BlockRecording
+from pinchpoint.model.latency_recording import BlockOp, BlockRecording, RecorderLayout
 
 pytestmark = pytest.mark.skipif(
     recording_unavailable() is not None, reason=recording_unavailable() or ""
@@ -40,16 +42,28 @@ def dev_of(name: str) -> str:
 
 
 class Recorder:
-    """The recorder started in the background; `stop()` ends the window and parses it."""
+    """The recorder started in the background; `stop()` ends the window and parses it.
+    `said` holds what it printed before attaching (a warning about its budget)."""
 
-    def __init__(self, devices: list[str], stats: bool = False) -> None:
-        command = recording_command(600, devices, stats)
+    def __init__(
+        self,
+        devices: list[str],
+        stats: bool = False,
+        budget_bytes: int | None = None,
+        layout: RecorderLayout | None = None,
+    ) -> None:
+        command = recording_command(600, devices, stats, budget_bytes, layout)
         self.process = subprocess.Popen(
             command.argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
         assert self.process.stderr is not None
-        line = self.process.stderr.readline()  # attach is synchronous: then the window opens
-        assert "attached" in line, line + self.process.stderr.read()
+        self.said: list[str] = []
+        while True:  # attach is synchronous: then the window opens
+            line = self.process.stderr.readline()
+            assert line, "".join(self.said) + self.process.stderr.read()
+            if "attached" in line:
+                break
+            self.said.append(line)
 
     def stop(self) -> BlockRecording:
         self.process.send_signal(signal.SIGINT)
@@ -58,17 +72,19 @@ class Recorder:
         return parse_recording(out)
 
 
-def test_every_io_fio_completed_is_counted_once(loop: str) -> None:
-    recorder = Recorder([dev_of(loop)])
-    fio = run_fio(loop, "--iodepth=8", "--io_size=16M")
-    recording = recorder.stop()
+def _agrees_with_fio(recording: BlockRecording, fio: dict[str, Any], exact: bool) -> None:
+    """Every I/O fio completed counted (within 1 % as the issue allows; bytes equal when
+    `exact`), its percentiles at or below fio's total latency, nothing lost."""
     (device,) = recording.devices  # the filter: only the loop device
-    assert device.dev == dev_of(loop)
     for op, figures in ((BlockOp.READ, fio["read"]), (BlockOp.WRITE, fio["write"])):
         recorded = device.op(op)
         assert recorded is not None
+        said = (op, recorded.device_time.count, figures["total_ios"], recording.drops)
         assert abs(recorded.device_time.count - figures["total_ios"]) <= 0.01 * figures["total_ios"]
-        assert recorded.bytes == figures["io_bytes"]
+        if exact:
+            assert recorded.bytes == figures["io_bytes"], said
+        else:
+            assert abs(recorded.bytes - figures["io_bytes"]) <= 0.01 * figures["io_bytes"], said
         # fio's total latency (submission + completion) bounds the device time from above;
         # 5% for the two histograms' bucket widths
         total = figures["lat_ns"]["percentile"]
@@ -78,6 +94,30 @@ def test_every_io_fio_completed_is_counted_once(loop: str) -> None:
         assert recorded.device_time.max_ns is not None
         assert recorded.device_time.max_ns <= figures["lat_ns"]["max"]
     assert recording.lost == 0
+
+
+@pytest.mark.parametrize("layout", list(RecorderLayout))
+def test_every_io_fio_completed_is_counted_once(loop: str, layout: RecorderLayout) -> None:
+    """Both layouts of the histograms: a value per CPU, or one shared (atomic adds)."""
+    recorder = Recorder([dev_of(loop)], layout=layout)
+    fio = run_fio(loop, "--iodepth=8", "--io_size=16M")
+    recording = recorder.stop()
+    assert recording.memory is not None and recording.memory.layout is layout
+    assert recording.devices[0].dev == dev_of(loop)
+    _agrees_with_fio(recording, fio, exact=True)
+
+
+@pytest.mark.parametrize("layout", list(RecorderLayout))
+def test_two_cpus_counting_into_the_same_entries(loop: str, layout: RecorderLayout) -> None:
+    """Two fio jobs, so both CPUs complete the device's I/Os at once: in the shared layout
+    their atomic adds meet in the same values. Within 1 %: in full test runs on a loaded
+    machine a few I/Os of 4,096 have gone uncounted in both layouts, with no drop or
+    recursion miss to show for it (docs/ebpf.md, not yet); alone, every run was exact."""
+    recorder = Recorder([dev_of(loop)], layout=layout)
+    fio = run_fio(loop, "--iodepth=8", "--io_size=8M", "--numjobs=2", "--group_reporting")
+    recording = recorder.stop()
+    assert recording.memory is not None and recording.memory.layout is layout
+    _agrees_with_fio(recording, fio, exact=False)
 
 
 def test_io_before_the_window_is_not_counted(loop: str) -> None:
@@ -151,7 +191,10 @@ def tracefs() -> Iterator[Path]:
             subprocess.run(["umount", str(TRACING)], capture_output=True, timeout=30, check=False)
 
 
-def test_percentiles_agree_with_the_kernels_own_trace(loop: str, tracefs: Path) -> None:
+@pytest.mark.parametrize("layout", list(RecorderLayout))
+def test_percentiles_agree_with_the_kernels_own_trace(
+    loop: str, tracefs: Path, layout: RecorderLayout
+) -> None:
     dev = dev_of(loop)
     major, minor = (int(p) for p in dev.split(":"))
     instance = tracefs / "instances" / f"pinchpoint-test-{os.getpid()}"
@@ -162,7 +205,7 @@ def test_percentiles_agree_with_the_kernels_own_trace(loop: str, tracefs: Path) 
             events = instance / "events" / "block" / event
             (events / "filter").write_text(f"dev == {major << 20 | minor}")
             (events / "enable").write_text("1")
-        recorder = Recorder([dev])
+        recorder = Recorder([dev], layout=layout)
         time.sleep(0.2)
         run_fio(loop, "--iodepth=1", "--rw=randread", "--io_size=8M")
         recording = recorder.stop()
@@ -189,3 +232,97 @@ def test_the_programs_cost_is_measured(loop: str) -> None:
     runs = {p.name: p for p in recording.programs}
     assert runs["on_issue"].run_count >= 1024 and runs["on_complete"].run_count >= 1024
     assert all(p.run_time_ns > 0 for p in recording.programs if p.run_count)
+
+
+def _least_budget(dev: str, layout: RecorderLayout) -> int:
+    """The smallest budget the recorder accepts in `layout` for one device, from its own
+    refusal of a budget of one byte (which says it, and exits 2)."""
+    command = recording_command(1, [dev], budget_bytes=1, layout=layout)
+    done = subprocess.run(command.argv, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert "a map budget of 1 bytes cannot hold the recorder's maps" in line, line
+    return int(line.split("needs at least ")[1].split()[0])
+
+
+def test_the_layout_follows_the_budget(loop: str) -> None:
+    """Per-CPU values where the budget holds them for every disk (the default budget holds
+    them for one disk on 2 CPUs), shared ones where it does not; the maps within it."""
+    dev = dev_of(loop)
+    recorder = Recorder([dev])
+    default = recorder.stop().memory
+    assert default is not None and default.layout is RecorderLayout.PERCPU
+    assert default.budget_bytes == 64 * 2**20 and default.disks == 1
+    assert default.needed_shared_bytes < default.needed_percpu_bytes <= default.budget_bytes
+    assert default.capacity >= 4  # read, write, flush, discard
+    tight = default.needed_percpu_bytes - 1
+    recorder = Recorder([dev], budget_bytes=tight)
+    run_fio(loop, "--io_size=1M")
+    recording = recorder.stop()
+    memory = recording.memory
+    assert memory is not None and memory.layout is RecorderLayout.SHARED
+    assert memory.budget_bytes == tight and memory.bytes <= tight
+    assert memory.capacity >= 4
+    assert recording.devices[0].op(BlockOp.READ) is not None and recording.lost == 0
+
+
+def test_a_budget_below_the_least_is_refused_with_the_reason(loop: str) -> None:
+    dev = dev_of(loop)
+    shared = _least_budget(dev, RecorderLayout.SHARED)
+    percpu = _least_budget(dev, RecorderLayout.PERCPU)
+    assert 0 < shared < percpu  # one entry and the spill map, per CPU or not
+    assert shared < 16 * 2**20  # the fixed maps: start stamps, device filter, drops
+
+
+def test_io_past_the_budgets_entries_is_still_counted(loop: str) -> None:
+    """A budget that holds one entry: the read entry is made, the writes find no room and
+    take the spill map's entries (counted, never dropped silently), and the recorder says
+    so before it attaches."""
+    dev = dev_of(loop)
+    budget = _least_budget(dev, RecorderLayout.SHARED)
+    recorder = Recorder([dev], budget_bytes=budget, layout=RecorderLayout.SHARED)
+    assert any("fewer than the read and write entries of 1 disks" in s for s in recorder.said)
+    fio = run_fio(loop, "--iodepth=4", "--io_size=2M")
+    recording = recorder.stop()
+    memory = recording.memory
+    assert memory is not None and memory.capacity == 1 and memory.bytes <= budget
+    (device,) = recording.devices
+    for op, figures in ((BlockOp.READ, fio["read"]), (BlockOp.WRITE, fio["write"])):
+        recorded = device.op(op)
+        assert recorded is not None and recorded.device_time.count == figures["total_ios"]
+    assert recording.lost == 0
+
+
+def _map_ids(pid: int) -> set[int]:
+    """The ids of the BPF maps the process `pid` holds open (its fdinfo's map_id)."""
+    ids = set()
+    for fd in Path(f"/proc/{pid}/fdinfo").iterdir():
+        for line in fd.read_text().splitlines():
+            if line.startswith("map_id:"):
+                ids.add(int(line.split()[1]))
+    return ids
+
+
+@pytest.mark.parametrize("layout", list(RecorderLayout))
+def test_the_maps_take_what_the_recorder_estimated_and_reports(
+    loop: str, layout: RecorderLayout
+) -> None:
+    """The estimate the layout is chosen by (made before the maps exist) is what the kernel
+    charges once they do, and the memory the recorder reports is what bpftool shows."""
+    recorder = Recorder([dev_of(loop)], layout=layout)
+    ids = _map_ids(recorder.process.pid)
+    shown = json.loads(
+        subprocess.run(
+            ["bpftool", "map", "show", "--json"],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        ).stdout
+    )
+    recording = recorder.stop()
+    memory = recording.memory
+    assert memory is not None and memory.layout is layout
+    ours = [m for m in shown if m["id"] in ids]
+    assert {m["name"]: m["bytes_memlock"] for m in ours} == memory.maps
+    assert memory.estimated_bytes == memory.bytes == sum(memory.maps.values())

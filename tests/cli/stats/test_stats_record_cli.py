@@ -85,7 +85,47 @@ def test_json_per_device_and_op(busy: str) -> None:
         assert all(round(upper * 1000) in bounds for upper in uppers[:-1])
         assert op["mean_size_bytes"] == 4096
     assert data["lost"]["recursion_misses"] == 0
+    # the recorder's layout and its maps' memory, within the default budget
+    memory = data["map_memory"]
+    assert memory["layout"] == "percpu" and memory["budget_bytes"] == 64 * 2**20
+    assert 0 < memory["bytes"] == sum(memory["maps"].values()) <= memory["budget_bytes"]
+    assert memory["disks"] == 1 and memory["cpus"] == os.cpu_count()
     print(f"stats record --seconds 3 returned after {elapsed:.2f} s")
+
+
+@needs_bpf
+def test_a_budget_the_per_cpu_layout_exceeds_gets_the_shared_one(busy: str) -> None:
+    first = pinchpoint("stats", "record", "--seconds", "0.5", "--device", busy, "--json")
+    assert first.returncode == 0, first.stderr
+    needed = json.loads(first.stdout)["map_memory"]["needed_bytes"]
+    budget = needed["percpu"] - 1
+    done = pinchpoint(
+        "stats", "record", "--seconds", "1", "--device", busy,
+        "--map-budget-bytes", str(budget), "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["map_memory"]["layout"] == "shared"
+    assert data["map_memory"]["bytes"] <= budget == data["map_memory"]["budget_bytes"]
+    (device,) = data["devices"]
+    assert all(op["count"] > 0 for op in device["ops"])
+    table = pinchpoint(
+        "stats", "record", "--seconds", "0.5", "--device", busy, "--map-budget-bytes", str(budget)
+    )
+    assert table.returncode == 0, table.stderr
+    assert "one value shared by the CPUs" in table.stdout
+
+
+@needs_bpf
+def test_a_budget_too_small_for_the_maps() -> None:
+    done = pinchpoint("stats", "record", "--seconds", "1", "--map-budget-bytes", "4096")
+    _one_line_exit_2(done, "a map budget of 4096 bytes cannot hold the recorder's maps")
+
+
+def test_a_budget_that_is_not_a_positive_number() -> None:
+    for bad in ("0", "-5", "64M"):
+        done = pinchpoint("stats", "record", "--seconds", "1", "--map-budget-bytes", bad)
+        assert done.returncode == 2 and "--map-budget-bytes" in done.stderr, done.stderr
 
 
 @needs_bpf

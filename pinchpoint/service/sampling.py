@@ -37,6 +37,7 @@ from pinchpoint.model.stats import (
 )
 from pinchpoint.service.store import Store
 from pinchpoint.service.target import HostTarget
+from pinchpoint.stats.disk_work import DiskWorkTotals
 from pinchpoint.stats.gather import gather_statistics
 from pinchpoint.stats.incremental import GroupTick, TickAggregator, full_tick
 from pinchpoint.stats.iostat import table_series_figures
@@ -255,6 +256,7 @@ class StatsSampler:
         self.ticks = 0
         self._aggregator: TickAggregator | None = None
         self._compact_at = math.inf  # when a disk's point can first outlive its tier
+        self.work = DiskWorkTotals()  # each disk's work since the start (`/metrics` counters)
 
     def tick(self, now: datetime | None = None) -> int:
         """Record one interval; returns how many series got a point."""
@@ -267,6 +269,7 @@ class StatsSampler:
             if tables is None:
                 return 0
             previous, current, partitions = tables
+            self.work.add_tables(inventory, previous, current)
             imports = self.source.imports
             quick = self._aggregator_for(inventory).tick_tables(
                 previous, current, partitions, imports
@@ -279,6 +282,7 @@ class StatsSampler:
         interval = self.source.next(inventory)
         if interval is None:
             return 0
+        self.work.add_interval(inventory, interval)
         return self.record(inventory, interval, self.source.imports, now)
 
     def record(

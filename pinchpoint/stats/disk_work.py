@@ -155,10 +155,28 @@ class DiskWorkTotals:
 
     def totals(self) -> list[DiskWork]:
         """Every disk's totals as of now, in the order of their ids."""
-        fields = [f for f in DiskWork.model_fields if f != "disk"]
         with self._lock:
-            found = sorted((disk, list(values)) for disk, values in self._totals.items())
+            found = sorted((disk, tuple(values)) for disk, values in self._totals.items())
         return [
-            DiskWork.model_construct(disk=disk, **dict(zip(fields, values, strict=True)))
-            for disk, values in found
+            DiskWork(
+                disk=disk,
+                reads=reads,
+                writes=writes,
+                read_bytes=read_bytes,
+                written_bytes=written_bytes,
+                read_seconds=read_s,
+                write_seconds=write_s,
+                busy_seconds=busy_s,
+                queued_seconds=queued_s,
+            )
+            for disk, (
+                reads,
+                writes,
+                read_bytes,
+                written_bytes,
+                read_s,
+                write_s,
+                busy_s,
+                queued_s,
+            ) in found
         ]

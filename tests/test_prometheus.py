@@ -45,6 +45,9 @@ DASHBOARD = ROOT / "deploy" / "grafana" / "pinchpoint.json"
 ALERTS = ROOT / "deploy" / "prometheus" / "pinchpoint-alerts.yml"
 SPEC = SPECS / "prometheus_host.toml"
 SAMPLING_CONFIG = """
+[service]
+raise_after = 1  # one sweep raises its findings (the schedule runs no other)
+
 [service.schedule]
 sweep = ""
 smart = ""

@@ -13,6 +13,7 @@ I/O's arrival, issue and completion in its device's queue (docs/simulator-worklo
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 from pinchpoint.simulator.discovery import KernelView
 from pinchpoint.simulator.fc import FcView
@@ -37,12 +38,14 @@ def raw_bucket(value: int) -> int:
 
 
 def _rows(dev: int, op: int, kind: int, values: list[int]) -> tuple[list[int], list[list[int]]]:
-    counts: dict[int, int] = {}
-    for value in values:
-        bucket = raw_bucket(value)
-        counts[bucket] = counts.get(bucket, 0) + 1
+    counts = Counter(map(raw_bucket, values))
     total = [dev, op, kind, len(values), sum(values), max(values)]
     return total, [[dev, op, kind, bucket, n] for bucket, n in sorted(counts.items())]
+
+
+def _size_rows(dev: int, op: int, size: int, ios: int) -> tuple[list[int], list[list[int]]]:
+    """Every I/O of a load has its size: one bucket."""
+    return [dev, op, SIZE, ios, size * ios, size], [[dev, op, SIZE, raw_bucket(size), ios]]
 
 
 def recording_line(spec: HostSpec, view: KernelView, fc: FcView, workload: WorkloadResult) -> bytes:
@@ -58,16 +61,18 @@ def recording_line(spec: HostSpec, view: KernelView, fc: FcView, workload: Workl
             ios = [io for io in recorded.ios if io[0] is is_read]
             if not ios:
                 continue
-            for kind, values in (
-                (QUEUE, [io[1] for io in ios if io[1] > 0]),  # those that waited in the queue
-                (DEVICE, [io[2] for io in ios]),
-                (TOTAL, [io[3] for io in ios]),
-                (SIZE, [recorded.io_bytes] * len(ios)),
+            for total, rows in (
+                _rows(dev, op, DEVICE, [io[2] for io in ios]),
+                _rows(dev, op, TOTAL, [io[3] for io in ios]),
+                _size_rows(dev, op, recorded.io_bytes, len(ios)),
             ):
-                if values:
-                    total, rows = _rows(dev, op, kind, values)
-                    totals.append(total)
-                    buckets.extend(rows)
+                totals.append(total)
+                buckets.extend(rows)
+            queued = [io[1] for io in ios if io[1] > 0]  # those that waited in the queue
+            if queued:
+                total, rows = _rows(dev, op, QUEUE, queued)
+                totals.append(total)
+                buckets.extend(rows)
     line = {
         "format": 1,
         "final": True,

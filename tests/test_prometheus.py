@@ -56,7 +56,8 @@ prune = ""
 stats_interval_s = 1
 """
 RATE_WINDOW = "1m"  # what `$__rate_interval` stands for here (scrapes every second)
-WAIT_S = 25.0
+WAIT_S = 25.0  # for series to appear once both run
+START_S = 120.0  # for each to start (a loaded 2-core machine takes this long)
 TOOL_TIMEOUT_S = 30.0
 
 
@@ -94,7 +95,7 @@ def _stopped(process: subprocess.Popen[bytes]) -> None:
 
 def _wait_for(what: str, ready: Any, process: subprocess.Popen[bytes], log: Path) -> None:
     """Poll `ready()` until it is true; fail with the process's log if it died or took too long."""
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + START_S
     while time.monotonic() < deadline:
         assert process.poll() is None, f"{what} exited: {log.read_text(errors='replace')[-3000:]}"
         try:
@@ -103,7 +104,9 @@ def _wait_for(what: str, ready: Any, process: subprocess.Popen[bytes], log: Path
         except httpx.TransportError:
             pass
         time.sleep(0.2)
-    raise AssertionError(f"{what} not ready in 60 s: {log.read_text(errors='replace')[-3000:]}")
+    raise AssertionError(
+        f"{what} not ready in {START_S:g} s: {log.read_text(errors='replace')[-3000:]}"
+    )
 
 
 def _promtool(*args: str, stdin: bytes | None = None, cwd: Path | None = None) -> str:

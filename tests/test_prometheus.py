@@ -289,6 +289,10 @@ def test_the_dashboard_is_a_grafana_model_with_its_datasource_as_an_input() -> N
         assert panel["datasource"] == {"type": "prometheus", "uid": "${DS_PROMETHEUS}"}
         assert all(t["datasource"]["uid"] == "${DS_PROMETHEUS}" for t in panel["targets"])
     assert [v["name"] for v in dashboard["templating"]["list"]] == ["instance", "hba", "enclosure"]
+    for title, expr in _panel_expressions(dashboard):  # the host variable applies everywhere
+        assert 'instance=~"$instance"' in expr, title
+        if "pinchpoint_disk_info" in expr:  # and the HBA and enclosure ones to the hierarchy
+            assert 'hba=~".*${hba:regex}.*"' in expr and 'enclosure=~"$enclosure"' in expr, title
     titles = " ".join(p["title"] for p in dashboard["panels"])
     for wanted in ("findings", "by HBA", "by HBA port", "by enclosure", "Device time", "line rate"):
         assert wanted in titles, wanted

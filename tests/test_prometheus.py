@@ -20,7 +20,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -93,7 +93,9 @@ def _stopped(process: subprocess.Popen[bytes]) -> None:
         process.wait(timeout=10)
 
 
-def _wait_for(what: str, ready: Any, process: subprocess.Popen[bytes], log: Path) -> None:
+def _wait_for(
+    what: str, ready: Callable[[], object], process: subprocess.Popen[bytes], log: Path
+) -> None:
     """Poll `ready()` until it is true; fail with the process's log if it died or took too long."""
     deadline = time.monotonic() + START_S
     while time.monotonic() < deadline:
@@ -110,6 +112,7 @@ def _wait_for(what: str, ready: Any, process: subprocess.Popen[bytes], log: Path
 
 
 def _promtool(*args: str, stdin: bytes | None = None, cwd: Path | None = None) -> str:
+    """promtool's output (bounded); a failure fails the test with it."""
     done = subprocess.run(
         ["promtool", *args],
         input=stdin,

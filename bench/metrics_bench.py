@@ -2,7 +2,7 @@
 
 Simulates `tests/fixtures/specs/bench_host.toml` (4 HBAs, 16 JBODs × 60 dual-ported disks =
 1,920 disk paths, 96 expanders, 16 NICs, 2 bonds, 4 FC ports), inventories and checks it as a
-sweep does, adds a latency summary for each of its 960 disks (what the service exports per
+sweep does, adds work counters for each of its 960 disks (what the service exports per
 disk) and sweep and notification counters, then times `metrics_exposition` — a fresh registry,
 every family built and encoded — best and median of N runs, in the text format and in
 OpenMetrics, and counts the series per metric; then what a scrape costs once the exposition is
@@ -29,14 +29,13 @@ from prometheus_client.parser import text_string_to_metric_families
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.checks.source.choose import scratch_dir
-from pinchpoint.model.findings import EntityKind, EntityRef
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.engine import build_report, rule_context
 from pinchpoint.service.metrics import MetricsInput, SweepCounters, metrics_exposition
 from pinchpoint.service.metrics_cache import MetricsCache
 from pinchpoint.service.notify import NotifyCounts
 from pinchpoint.simulator import load_spec, write_snapshot
-from pinchpoint.stats.disk_summaries import LatencySummary
+from pinchpoint.stats.disk_work import DiskWork
 from pinchpoint.stats.gather import gather_statistics
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,14 +49,17 @@ def host_input(snapshot: Path) -> MetricsInput:
     inventory = collect_inventory(source)
     gathered = gather_statistics(source, inventory, live=False)
     report = build_report(rule_context(inventory, gathered), CATALOG)
-    latency = [
-        LatencySummary(
-            entity=EntityRef(kind=EntityKind.DISK, id=disk.id, name=f"{disk.serial}"),
-            read_await_ms=5.0 + index % 17,
-            write_await_ms=3.0 + index % 11,
-            queue=1.0 + index % 5,
-            util_percent=float(index % 100),
-            iops=100.0 + index,
+    work = [
+        DiskWork(
+            disk=disk.id,
+            reads=1e6 + index,
+            writes=2e6 + index,
+            read_bytes=4096e6 + index,
+            written_bytes=8192e6 + index,
+            read_seconds=5e3 + index % 17,
+            write_seconds=6e3 + index % 11,
+            busy_seconds=3e3 + index % 100,
+            queued_seconds=9e3 + index % 5,
         )
         for index, disk in enumerate(inventory.sas.disks)
     ]
@@ -70,7 +72,7 @@ def host_input(snapshot: Path) -> MetricsInput:
             sweeps=8640, errors=3, last_duration_s=4.8, last_success=datetime.now(UTC)
         ),
         notifications=NotifyCounts(sent=120, failed=1, retried=9),
-        latency=latency,
+        work=work,
     )
 
 

@@ -13,7 +13,9 @@ case "$what" in
     command -v lsscsi >/dev/null 2>&1 || need="$need lsscsi"
     command -v multipath >/dev/null 2>&1 || [ -x /sbin/multipath ] || [ -x /usr/sbin/multipath ] || need="$need multipath-tools"
     command -v iostat >/dev/null 2>&1 || need="$need sysstat"
-    command -v promtool >/dev/null 2>&1 || need="$need prometheus"  # promtool checks the alert rules
+    # promtool checks the alert rules and the dashboard's queries; the server runs them
+    # against a real service (tests/test_prometheus.py)
+    { command -v promtool && command -v prometheus; } >/dev/null 2>&1 || need="$need prometheus"
     command -v chromium >/dev/null 2>&1 || need="$need chromium"  # the web view's end-to-end tests
     # the kernel latency recorder (bpf/, docs/ebpf.md): built with clang, bpftool and libbpf;
     # fio drives the loop devices its tests record

@@ -1,16 +1,22 @@
-"""`GET /metrics`: the host's topology, open findings, sweeps and notifications for Prometheus.
+"""`GET /metrics`: the host's topology, open findings, sweeps, notifications and disk work for
+Prometheus.
 
 Built per scrape from what the service already holds (the newest inventory and report, the
-store's open findings, sweep and notification counters, latency summaries) by one collector in a
-fresh registry: no global state, nothing to keep in step. Every metric carries `host`; the rest
-of its labels name the thing by stable id and by the name a technician uses. Units are base
-units as `promtool check metrics` wants them (seconds, bytes per second — a link's line rate
-÷ 8 —, transfers per second, ratios). docs/prometheus.md lists every
-metric, the series count of a large host, a fleet scrape config and example alert rules.
+store's open findings, sweep and notification counters, each disk's work counted by the
+sampler) by one collector in a fresh registry: no global state, nothing to keep in step. One
+exposition is one host, so no series carries a `host` label (Prometheus adds `instance`;
+`pinchpoint_info` says the host's own name). Things are labelled by stable id and by the name
+a technician uses; a disk's place in the topology is on `pinchpoint_disk_info` alone, joined on
+`disk` with `group_left`, never repeated on its other series. Work is exported as counters
+(I/Os, bytes, seconds: `rate()` of time over `rate()` of I/Os is the mean latency of any window),
+never as averages over the sampler's last interval. Units are base units as `promtool check
+metrics` wants them (seconds, bytes, bytes per second — a link's line rate ÷ 8 —, transfers per
+second, ratios). docs/prometheus.md lists every metric, the series count of a large host, a
+fleet scrape config and example alert rules; deploy/grafana/ holds a dashboard.
 
 Cardinality is bounded on purpose: SAS rates are per HBA port and per expander-to-expander link
 (the slowest phy of the link and its count of phys up), never per disk phy; NICs are physical
-ones only; PCIe functions leave out SR-IOV virtual functions; latency is per whole device.
+ones only; PCIe functions leave out SR-IOV virtual functions; disk work is per whole disk.
 """
 
 from __future__ import annotations
@@ -31,20 +37,20 @@ from prometheus_client.registry import CollectorRegistry
 from pydantic import BaseModel, Field
 
 from pinchpoint import __version__
-from pinchpoint.model.findings import EntityKind, Finding, Report
+from pinchpoint.model.findings import Finding, Report
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.latency_recording import BlockRecording
 from pinchpoint.model.network import NicKind
 from pinchpoint.model.sas import Phy
+from pinchpoint.naming import disk_ref
 from pinchpoint.service.notify import NotifyCounts
 from pinchpoint.stats.attach import AttachedKind, attach_names
-from pinchpoint.stats.disk_summaries import LatencySummary
+from pinchpoint.stats.disk_work import DiskWork
 from pinchpoint.stats.recorded import EXPOSED_BOUNDS_S, cumulative_counts, recorded_by_disk
 
 GBIT_BYTES = 1e9 / 8  # SAS and FC rates: the model keeps them in Gbit/s
 MBIT_BYTES = 1e6 / 8  # NIC speeds: the model keeps them in Mbit/s
 GIGA = 1e9  # PCIe: the model keeps GT/s
-MS = 1e-3
 # Series renamed so that "paths" means SCSI paths only (docs/prometheus.md): the old names are
 # still exported, with this at the start of their help, for one release.
 DEPRECATED = "Deprecated, removed in pinchpoint 0.3.0: use "
@@ -72,7 +78,7 @@ class MetricsInput(BaseModel):
     running_sweep_s: float | None = None  # how long the running sweep has run (None: none runs)
     stuck_sweeps: int = 0  # abandoned sweeps whose check is still blocked
     notifications: NotifyCounts | None = None
-    latency: list[LatencySummary] = Field(default_factory=list)
+    work: list[DiskWork] = Field(default_factory=list)  # each disk's since the service started
     recorded: BlockRecording | None = None  # per-I/O latency since the recorder started
     demo: bool = False
 
@@ -86,14 +92,13 @@ def _timestamp(moment: datetime) -> float:
 class _Families:
     """Gauges by name, created on first use with their help text and label names."""
 
-    def __init__(self, host: str) -> None:
-        self.host = host
+    def __init__(self) -> None:
         self.metrics: dict[str, Metric] = {}
 
     def gauge(self, name: str, help_text: str, labels: Sequence[str] = ()) -> GaugeMetricFamily:
         found = self.metrics.get(name)
         if found is None:
-            found = GaugeMetricFamily(name, help_text, labels=["host", *labels])
+            found = GaugeMetricFamily(name, help_text, labels=list(labels))
             self.metrics[name] = found
         assert isinstance(found, GaugeMetricFamily)
         return found
@@ -109,11 +114,11 @@ class _Families:
         labels = labels or {}
         family = self.gauge(name, help_text, list(labels))
         if value is not None:
-            family.add_metric([self.host, *(v or "" for v in labels.values())], float(value))
+            family.add_metric([v or "" for v in labels.values()], float(value))
 
     def counter(self, name: str, help_text: str, value: float) -> None:
-        family = CounterMetricFamily(name, help_text, labels=["host"])
-        family.add_metric([self.host], value)
+        family = CounterMetricFamily(name, help_text)
+        family.add_metric([], value)
         self.metrics[name] = family
 
 
@@ -406,58 +411,98 @@ def _findings(out: _Families, findings: Sequence[Finding]) -> None:
         out.set("pinchpoint_findings_muted", "", count, {"rule": rule, "severity": severity})
 
 
-LATENCY_METRICS = (  # name, help, LatencySummary field, factor to the base unit
+WORK_COUNTERS = (  # name (without `_total`), help, `DiskWork` field: node_exporter's names
     (
-        "pinchpoint_disk_read_await_seconds",
-        "Mean time a read took, queue included (iostat r_await).",
-        "read_await_ms",
-        MS,
+        "pinchpoint_disk_reads_completed",
+        "Reads completed since the service started.",
+        "reads",
     ),
     (
-        "pinchpoint_disk_write_await_seconds",
-        "Mean time a write took, queue included (iostat w_await).",
-        "write_await_ms",
-        MS,
+        "pinchpoint_disk_writes_completed",
+        "Writes completed since the service started.",
+        "writes",
+    ),
+    ("pinchpoint_disk_read_bytes", "Bytes read since the service started.", "read_bytes"),
+    (
+        "pinchpoint_disk_written_bytes",
+        "Bytes written since the service started.",
+        "written_bytes",
     ),
     (
-        "pinchpoint_disk_queue_length",
-        "Average I/Os queued and in flight (iostat aqu-sz).",
-        "queue",
-        1.0,
+        "pinchpoint_disk_read_time_seconds",
+        "Time reads took, queue included, summed over the reads (÷ reads: mean read latency).",
+        "read_seconds",
     ),
     (
-        "pinchpoint_disk_utilization_ratio",
-        "Share of the interval the device was busy (iostat %util / 100).",
-        "util_percent",
-        0.01,
+        "pinchpoint_disk_write_time_seconds",
+        "Time writes took, queue included, summed over the writes (÷ writes: mean latency).",
+        "write_seconds",
     ),
     (
-        "pinchpoint_disk_io_per_second",
-        "Reads and writes completed per second.",
-        "iops",
-        1.0,
+        "pinchpoint_disk_io_time_seconds",
+        "Time the disk had I/O in flight (its busiest path's): rate() is the utilisation.",
+        "busy_seconds",
+    ),
+    (
+        "pinchpoint_disk_io_time_weighted_seconds",
+        "I/Os in flight times the time they were (rate() is the mean queue length, aqu-sz).",
+        "queued_seconds",
     ),
 )
 
 
-def _latency(out: _Families, summaries: Sequence[LatencySummary]) -> None:
-    """Five series per whole device: the bulk of a large host's exposition, so built directly."""
-    if not summaries:
-        return
-    labels = ["entity_id", "name"]
-    families = [
-        (out.gauge(name, help_text, labels), field, factor)
-        for name, help_text, field, factor in LATENCY_METRICS
-    ]
-    for summary in summaries:
-        entity = summary.entity
-        if entity.kind is EntityKind.PARTITION:
-            continue  # its disk's figures already count its I/O
-        values = [out.host, entity.id, entity.name]
-        for family, field, factor in families:
-            figure = getattr(summary, field)
-            if figure is not None:
-                family.add_metric(values, figure * factor)
+def _joined(values: Iterable[str]) -> str:
+    """Distinct values, sorted, joined by commas: the HBAs (or ports) of a disk's paths."""
+    return ",".join(sorted(set(values)))
+
+
+def _disk_info(out: _Families, inventory: Inventory | None, work: Sequence[DiskWork]) -> None:
+    """`pinchpoint_disk_info`: one series per disk carrying its place in the topology, the
+    labels other disk series leave out, joined on `disk` with `group_left`."""
+    family = InfoMetricFamily(
+        "pinchpoint_disk",
+        "Always 1: a disk's name, place (enclosure, slot, HBAs and HBA ports of its paths) and "
+        "model; join on disk.",
+        labels=["disk"],
+    )
+    described: set[str] = set()
+    if inventory is not None:
+        sas = inventory.sas
+        enclosures = {e.id: e.name for e in sas.enclosures}
+        hbas = {h.id: h for h in sas.hbas}
+        ports = {p.id: p.name for h in sas.hbas for p in h.ports}
+        for disk in sas.disks:
+            family.add_metric(
+                [disk.id],
+                {
+                    "name": disk_ref(disk, inventory).name,
+                    "enclosure": enclosures.get(disk.enclosure_id or "", disk.enclosure_id or ""),
+                    "slot": "" if disk.slot is None else str(disk.slot),
+                    "hba": _joined(
+                        hbas[p.hba_id].label if p.hba_id in hbas else p.hba_id for p in disk.paths
+                    ),
+                    "port": _joined(
+                        ports.get(p.hba_port_id, p.hba_port_id) for p in disk.paths if p.hba_port_id
+                    ),
+                    "vendor": disk.vendor or "",
+                    "model": disk.model or "",
+                    "serial": disk.serial or "",
+                },
+            )
+            described.add(disk.id)
+    for totals in work:  # a LUN: no place in the SAS topology, but the join must keep it
+        if totals.disk not in described:
+            family.add_metric([totals.disk], {"name": totals.disk})
+    out.metrics[family.name] = family
+
+
+def _disk_work(out: _Families, work: Sequence[DiskWork]) -> None:
+    """Eight counters per disk: the bulk of a large host's exposition, so built directly."""
+    for name, help_text, field in WORK_COUNTERS:
+        family = CounterMetricFamily(name, help_text, labels=["disk"])
+        for totals in work:
+            family.add_metric([totals.disk], getattr(totals, field))
+        out.metrics[name] = family
 
 
 def _recorded(out: _Families, inventory: Inventory | None, recording: BlockRecording) -> None:
@@ -473,7 +518,7 @@ def _recorded(out: _Families, inventory: Inventory | None, recording: BlockRecor
         "pinchpoint_disk_io_latency_seconds",
         "Time each I/O spent on the device (issue to completion), recorded in the kernel "
         "(eBPF) since the recorder started.",
-        labels=["host", "disk", "op"],
+        labels=["disk", "op"],
     )
     for (disk, op), histogram in sorted(recorded_by_disk(recording, disk_of).items()):
         counts = cumulative_counts(histogram, EXPOSED_BOUNDS_S)
@@ -481,7 +526,7 @@ def _recorded(out: _Families, inventory: Inventory | None, recording: BlockRecor
             (f"{bound:g}", float(n)) for bound, n in zip(EXPOSED_BOUNDS_S, counts, strict=True)
         ]
         buckets.append(("+Inf", float(histogram.count)))
-        family.add_metric([out.host, disk, op], buckets, histogram.sum_ns / 1e9)
+        family.add_metric([disk, op], buckets, histogram.sum_ns / 1e9)
     out.metrics[family.name] = family
 
 
@@ -493,10 +538,12 @@ class _HostCollector:
 
     def collect(self) -> Iterator[Metric]:
         data = self.data
-        out = _Families(data.host)
-        info = InfoMetricFamily("pinchpoint", "Version, and whether this is the demo host.")
+        out = _Families()
+        info = InfoMetricFamily(
+            "pinchpoint", "The host's name as it knows itself, the version, whether it is the demo."
+        )
         info.add_metric(
-            [], {"host": data.host, "version": __version__, "demo": str(data.demo).lower()}
+            [], {"hostname": data.host, "version": __version__, "demo": str(data.demo).lower()}
         )
         yield info
         sweeps = data.sweeps
@@ -576,7 +623,10 @@ class _HostCollector:
             _network(out, data.inventory)
             _fc(out, data.inventory)
             _pcie(out, data.inventory)
-        _latency(out, data.latency)
+        if data.inventory is not None or data.work:
+            _disk_info(out, data.inventory, data.work)
+        if data.work:
+            _disk_work(out, data.work)
         if data.recorded is not None:
             _recorded(out, data.inventory, data.recorded)
         yield from out.metrics.values()

@@ -36,7 +36,6 @@ from pinchpoint.service.settings import ServiceSettings, TargetKind
 from pinchpoint.service.store import FindingRecord, FindingState, SavedReport, Store
 from pinchpoint.service.sweeps import SweepRunner
 from pinchpoint.service.target import HostTarget
-from pinchpoint.stats.disk_summaries import LatencySummary, disk_latency_summaries
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +129,6 @@ class Service:
             not_recorded_because=self.sampler.not_recorded_because,
         )
         self.store_watch = StoreWatch(self.store.ping)
-        self.latency: list[LatencySummary] = []
         self.scheduler = build_scheduler(
             settings.schedule,
             Jobs(
@@ -195,7 +193,6 @@ class Service:
 
     def _after_sweep(self, saved: SavedReport, checkup: Checkup) -> None:
         self._own_host = saved.host
-        self.latency = disk_latency_summaries(checkup.inventory, checkup.statistics.intervals)
         if saved.states_advanced and not saved.duplicate:
             # the sweep's own report and inventory, as stored (no round trip through the store)
             self.swap_view(
@@ -272,7 +269,7 @@ class Service:
             len(self.runner.stuck()),
             (counts.sent, counts.failed, counts.retried, counts.pending),
             id(self.sampler.recorded()),
-            id(self.latency),
+            self.sampler.work.intervals,
         )
 
     def _metrics_input(self) -> MetricsInput:
@@ -301,7 +298,7 @@ class Service:
             running_sweep_s=(datetime.now(UTC) - started).total_seconds() if started else None,
             stuck_sweeps=len(self.runner.stuck()),
             notifications=self.notifier.counts,
-            latency=self.latency,
+            work=self.sampler.work.totals(),
             recorded=self.sampler.recorded(),
             demo=self.target.kind is TargetKind.DEMO,
         )

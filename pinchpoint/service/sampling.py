@@ -22,10 +22,14 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from pinchpoint.checks.collect.diskstats import read_diskstats_table
-from pinchpoint.checks.collect.latency_recording import LiveRecorder, RecordingError
+from pinchpoint.checks.collect.latency_recording import (
+    LiveRecorder,
+    RecordingError,
+    read_recording,
+)
 from pinchpoint.checks.parse.diskstats import DiskstatsTable
 from pinchpoint.checks.parse.importers.ebpf_json import recording_imported
-from pinchpoint.checks.source import LiveSource
+from pinchpoint.checks.source import LiveSource, Source
 from pinchpoint.checks.source.biolat import unavailable_reason
 from pinchpoint.model.breakdown import GroupLevel
 from pinchpoint.model.inventory import Inventory
@@ -37,10 +41,11 @@ from pinchpoint.model.stats import (
 )
 from pinchpoint.service.store import Store
 from pinchpoint.service.target import HostTarget
+from pinchpoint.stats.disk_work import DiskWorkTotals
 from pinchpoint.stats.gather import gather_statistics
 from pinchpoint.stats.incremental import GroupTick, TickAggregator, full_tick
 from pinchpoint.stats.iostat import table_series_figures
-from pinchpoint.stats.recorded import recording_delta
+from pinchpoint.stats.recorded import recording_delta, recording_repeated
 from pinchpoint.stats.replay import scaled
 from pinchpoint.stats.series import (
     HistogramSeries,
@@ -97,6 +102,15 @@ RECORDING_OFF = "it is turned off (record_latency = false)"
 NOTHING_YET = "the service's recorder has not counted an interval yet"
 
 
+def _snapshot_recording(source: Source) -> BlockRecording | None:
+    """The per-I/O latency recording a snapshot carries (`capture --record-seconds`), None when
+    it carries none or none that can be used (the sweep's report says why)."""
+    try:
+        return read_recording(source)
+    except RecordingError:
+        return None
+
+
 class IntervalSource:
     """Where each tick's interval comes from: the live counters (with the kernel's per-I/O
     latency where it can be recorded) or a replayed recording."""
@@ -125,6 +139,7 @@ class IntervalSource:
         # the counts at each tick of the last `WINDOW_S`, oldest first: a sweep's rules judge
         # what was recorded since the oldest
         self._history: deque[BlockRecording] = deque()
+        self._replayed_recording: BlockRecording | None = None  # a snapshot's, once per tick
 
     @property
     def replayed(self) -> bool:
@@ -132,7 +147,8 @@ class IntervalSource:
 
     @property
     def counted(self) -> BlockRecording | None:
-        """The recorder's counts at the last tick (cumulative since it started)."""
+        """The recorder's counts at the last tick (cumulative since it started); replayed, the
+        snapshot's recording once per tick so far."""
         return self._counted
 
     def _fall_back(self, reason: str) -> None:
@@ -201,12 +217,15 @@ class IntervalSource:
         if self._recorded is None:
             with self.target.source() as source:
                 gathered = gather_statistics(source, inventory, live=False, network=False)
+                self._replayed_recording = _snapshot_recording(source)
             self._recorded = gathered.intervals
             self.imports = gathered.imported
         if not self._recorded:
             return None
         interval = self._recorded[self._position % len(self._recorded)]
         self._position += 1
+        if self._replayed_recording is not None:  # counted as a recorder running since start
+            self._counted = recording_repeated(self._replayed_recording, self._position)
         return interval
 
     def not_recorded_because(self) -> str | None:
@@ -262,6 +281,7 @@ class StatsSampler:
         self.ticks = 0
         self._aggregator: TickAggregator | None = None
         self._compact_at = math.inf  # when a disk's point can first outlive its tier
+        self.work = DiskWorkTotals()  # each disk's work since the start (`/metrics` counters)
 
     def tick(self, now: datetime | None = None) -> int:
         """Record one interval; returns how many series got a point."""
@@ -274,6 +294,7 @@ class StatsSampler:
             if tables is None:
                 return 0
             previous, current, partitions = tables
+            self.work.add_tables(inventory, previous, current)
             imports = self.source.imports
             quick = self._aggregator_for(inventory).tick_tables(
                 previous, current, partitions, imports
@@ -286,6 +307,7 @@ class StatsSampler:
         interval = self.source.next(inventory)
         if interval is None:
             return 0
+        self.work.add_interval(inventory, interval)
         return self.record(inventory, interval, self.source.imports, now)
 
     def record(

@@ -24,6 +24,7 @@ from pinchpoint.simulator.spec.host import HostSpec
 from pinchpoint.simulator.sysfs_tree import write_sysfs
 from pinchpoint.simulator.tree_writer import TreeWriter
 from pinchpoint.simulator.workload import run_workload
+from pinchpoint.simulator.workload_biolat import write_recording
 from pinchpoint.simulator.workload_diskstats import write_samples
 from pinchpoint.simulator.workload_netdev import write_net_dev
 from pinchpoint.simulator.workload_zfs import write_iostat_w
@@ -94,6 +95,8 @@ def write_snapshot(
     if workload is not None:
         write_samples(writer, spec, view, fc, workload)
         write_net_dev(writer, spec, workload.sample_times_s)
+        if spec.workload is not None and spec.workload.record_latency:
+            write_recording(writer, spec, view, fc, workload)
     write_iostat_w(writer, spec, view, workload)
     writer.attrs("proc/sys/kernel", {"hostname": spec.host.hostname, "osrelease": spec.host.kernel})
     writer.mkdir("commands/sg_ses")

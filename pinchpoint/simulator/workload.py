@@ -228,13 +228,26 @@ HISTOGRAM_COLUMNS = (
 
 
 @dataclass
+class RecordedIos:
+    """One block device's I/Os completed in the sampled window, as the kernel recorder would
+    time them (`record_latency`): per I/O, whether it read, its time queued in the block layer
+    before issue, its time on the device and its whole time, in ns; and its size in bytes."""
+
+    io_bytes: int
+    ios: list[tuple[bool, int, int, int]] = field(default_factory=list)
+
+
+@dataclass
 class WorkloadResult:
-    """What the workload writes: each loaded block device's series and ZFS leaf histograms."""
+    """What the workload writes: each loaded block device's series and ZFS leaf histograms
+    (and, with `record_latency`, the I/Os of the window)."""
 
     sample_times_s: list[float]
     series: dict[str, DeviceSeries]
     leaf_histograms: dict[Disk, LeafHistograms]
     targets: list[Target]
+    recorded: dict[str, RecordedIos] = field(default_factory=dict)
+    window_ns: int = 0  # the sampled window's length
 
 
 def _zfs_cap(spec: HostSpec, load: LoadSpec, queue_depth: int) -> int:
@@ -553,6 +566,23 @@ def _window_histograms(
     return LeafHistograms(columns)
 
 
+def _recorded_ios(
+    line: Timeline, which: list[bool], entered: list[int], issued: list[int], window: range
+) -> list[tuple[bool, int, int, int]]:
+    """The I/Os of `window` (positions in completion order) that `which` sends to a device,
+    entering its queue at `entered` and issued to it at `issued`."""
+    return [
+        (
+            line.is_read[n],
+            issued[n] - entered[n],
+            line.done[n] - issued[n],
+            line.done[n] - entered[n],
+        )
+        for n in window
+        if which[n]
+    ]
+
+
 def run_workload(spec: HostSpec, view: KernelView, fc: FcView) -> WorkloadResult | None:
     """Simulate the spec's workload: every loaded device's counters at each sample time and
     the ZFS leaves' latency histograms over the sampled window. None without `[workload]`."""
@@ -569,6 +599,7 @@ def run_workload(spec: HostSpec, view: KernelView, fc: FcView) -> WorkloadResult
     series: dict[str, DeviceSeries] = {}
     histograms: dict[Disk, LeafHistograms] = {}
     cached: dict[tuple[object, ...], tuple[list[bool], _Prefix]] = {}
+    recorded: dict[str, RecordedIos] = {}
     for target in targets:
         key = target.class_key(w)
         if key not in timelines:
@@ -588,6 +619,7 @@ def run_workload(spec: HostSpec, view: KernelView, fc: FcView) -> WorkloadResult
             devices.extend((sd, p, line.path_issue) for p, sd in enumerate(target.paths))
         else:
             devices.extend((sd, p, line.issue) for p, sd in enumerate(target.paths))
+        window = range(bisect_left(line.done, sample_ns[0]), bisect_left(line.done, sample_ns[-1]))
         for device, path_index, issue in devices:
             prefix_key = (*key, path_index, issue is line.path_issue)
             if prefix_key not in cached:
@@ -602,8 +634,13 @@ def run_workload(spec: HostSpec, view: KernelView, fc: FcView) -> WorkloadResult
                 for t in sample_ns
             ]
             series[device] = DeviceSeries(device, samples)
+            if w.record_latency:
+                # a map's paths receive its I/Os when it issues them; else they arrive
+                entered = line.issue if issue is line.path_issue else line.arrival
+                ios = _recorded_ios(line, which, entered, issue, window)
+                recorded[device] = RecordedIos(target.load.io_kib * 1024, ios)
         if target.disk is not None and prefixes:
             first = bisect_left(line.done, sample_ns[0])
             last = bisect_left(line.done, sample_ns[-1])
             histograms[target.disk] = _window_histograms(prefixes, first, last)
-    return WorkloadResult(times, series, histograms, targets)
+    return WorkloadResult(times, series, histograms, targets, recorded, duration_ns)

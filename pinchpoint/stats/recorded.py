@@ -174,6 +174,40 @@ def recording_delta(before: BlockRecording | None, after: BlockRecording) -> Blo
     )
 
 
+def _histogram_repeated(histogram: LatencyHistogram, times: int) -> LatencyHistogram:
+    return LatencyHistogram.from_counts(
+        {i: n * times for i, n in histogram.counts.items()},
+        histogram.sum_ns * times,
+        histogram.min_ns,
+        histogram.max_ns,
+    )
+
+
+def recording_repeated(recording: BlockRecording, times: int) -> BlockRecording:
+    """What a recorder counts over `times` back-to-back repeats of `recording`: a snapshot's
+    recording replayed once per sampler tick grows as a running recorder's counts would."""
+    devices = [
+        device.model_copy(
+            update={
+                "ops": [
+                    op.model_copy(
+                        update={
+                            "device_time": _histogram_repeated(op.device_time, times),
+                            "queue_time": _histogram_repeated(op.queue_time, times),
+                            "total_time": _histogram_repeated(op.total_time, times),
+                            "sizes": {i: n * times for i, n in op.sizes.items()},
+                            "bytes": op.bytes * times,
+                        }
+                    )
+                    for op in device.ops
+                ]
+            }
+        )
+        for device in recording.devices
+    ]
+    return recording.model_copy(update={"seconds": recording.seconds * times, "devices": devices})
+
+
 # The `le` bounds of the Prometheus histogram of recorded latency: few and fixed, so a host's
 # series stay bounded (18 per disk and op), from 100 µs (an SSD read) to 10 s (a stuck path).
 EXPOSED_BOUNDS_S = (
@@ -223,5 +257,6 @@ __all__ = [
     "op_summary",
     "recorded_by_disk",
     "recording_delta",
+    "recording_repeated",
     "recording_summary",
 ]

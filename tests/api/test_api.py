@@ -243,6 +243,8 @@ def test_sweeps_run_one_at_a_time_while_reads_are_served(fresh_server: Server) -
 
 
 def test_metrics_exposition(demo_server: Server) -> None:
+    for _ in range(2):  # each tick replays one interval of the demo's statistics
+        demo_server.service.sampler.tick()
     with demo_server.client() as client:
         answer = client.get("/metrics")
     assert answer.status_code == 200
@@ -254,11 +256,16 @@ def test_metrics_exposition(demo_server: Server) -> None:
     assert all(v == 2 for k, v in present.items() if k not in SINGLE_PATHED)
     open_rules = {s.labels["rule"] for s in families["pinchpoint_findings_open"].samples}
     assert "sas.enclosure.single_path" in open_rules
-    # one latency summary per disk (not per path): the demo's 144 disks, each with two paths
-    queues = families["pinchpoint_disk_queue_length"].samples
-    assert len(queues) == len({s.labels["entity_id"] for s in queues}) == 144
-    writes = families["pinchpoint_disk_write_await_seconds"].samples
-    assert writes and all(s.value > 0 for s in writes)
+    # work counted per disk (not per path): the demo's 144 disks, each with two paths
+    writes = families["pinchpoint_disk_writes_completed"].samples
+    assert len(writes) == len({s.labels["disk"] for s in writes}) == 144
+    assert all(s.value > 0 for s in writes)
+    times = {
+        s.labels["disk"]: s.value for s in families["pinchpoint_disk_write_time_seconds"].samples
+    }
+    assert all(times[s.labels["disk"]] > 0 for s in writes)  # a mean write latency to derive
+    info = families["pinchpoint_disk_info"].samples
+    assert {s.labels["disk"] for s in info} == set(times)  # each joins its info series
 
 
 def test_body_limits_and_validation(fresh_server: Server) -> None:

@@ -23,7 +23,7 @@ from tests.api.conftest import Server, demo_settings, start_server
 
 
 def _metrics(text: str) -> dict[str, float]:
-    """Samples without labels but `host`, by name."""
+    """Samples without labels (a `host` one is no longer exported), by name."""
     return {
         sample.name: sample.value
         for family in text_string_to_metric_families(text)

@@ -24,14 +24,15 @@ from pinchpoint import __version__
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.checks.source.choose import scratch_dir
-from pinchpoint.model.findings import EntityKind, EntityRef, Mute, Report
+from pinchpoint.model.findings import Mute, Report
 from pinchpoint.model.inventory import Inventory, SourceKind
+from pinchpoint.naming import disk_ref
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.engine import build_report, rule_context
 from pinchpoint.service.metrics import MetricsInput, SweepCounters, metrics_exposition
 from pinchpoint.service.notify import NotifyCounts
 from pinchpoint.simulator import demo_spec, load_spec, write_snapshot
-from pinchpoint.stats.disk_summaries import LatencySummary
+from pinchpoint.stats.disk_work import DiskWork
 from pinchpoint.stats.gather import gather_statistics
 
 DOCS = ROOT / "docs" / "prometheus.md"
@@ -110,7 +111,7 @@ def test_the_demo_jbods_003_and_012_have_one_path_of_two(demo: tuple[Inventory, 
     assert set(expected.values()) == {2}
     one = samples["pinchpoint_enclosure_paths"][2].labels
     assert one["enclosure_id"] == "enclosure:0x5000ccab1e97cfff"
-    assert one["logical_id"] == "0x5000ccab1e97cfff" and one["host"] == "demo-storage-head"
+    assert one["logical_id"] == "0x5000ccab1e97cfff" and "host" not in one
     assert value(samples, "pinchpoint_enclosures") == 6
     assert value(samples, "pinchpoint_sas_hbas") == 3
     assert value(samples, "pinchpoint_disks") == 144
@@ -235,34 +236,55 @@ def test_sweeps_notifications_and_info(demo: tuple[Inventory, Report]) -> None:
     assert value(samples, "pinchpoint_info", version=__version__, demo="true") == 1
 
 
-def test_latency_per_whole_device_in_seconds(demo: tuple[Inventory, Report]) -> None:
+def test_disk_work_as_counters_and_the_topology_on_one_info_series(
+    demo: tuple[Inventory, Report],
+) -> None:
     inventory, _ = demo
-    disk = inventory.sas.disks[0]
-    entity = EntityRef(kind=EntityKind.DISK, id=disk.id, name="JBOD-001 slot 0")
-    partition = EntityRef(kind=EntityKind.PARTITION, id=f"{disk.id}/part:1", name="sda1")
-    samples = scrape(
-        demo_input(
-            demo,
-            latency=[
-                LatencySummary(
-                    entity=entity,
-                    read_await_ms=12.5,
-                    write_await_ms=None,
-                    queue=3.2,
-                    util_percent=87.0,
-                    iops=140.0,
-                ),
-                LatencySummary(entity=partition, read_await_ms=1.0),
-            ],
-        )
+    disk = next(d for d in inventory.sas.disks if len({p.hba_id for p in d.paths}) == 2)
+    work = DiskWork(
+        disk=disk.id,
+        reads=1200,
+        writes=30,
+        read_bytes=4096e3,
+        written_bytes=8192,
+        read_seconds=6.0,
+        write_seconds=0.25,
+        busy_seconds=9.5,
+        queued_seconds=12.0,
     )
-    labels = {"entity_id": disk.id, "name": "JBOD-001 slot 0"}
-    assert value(samples, "pinchpoint_disk_read_await_seconds", **labels) == 0.0125
-    assert value(samples, "pinchpoint_disk_queue_length", **labels) == 3.2
-    assert value(samples, "pinchpoint_disk_utilization_ratio", **labels) == 0.87
-    assert value(samples, "pinchpoint_disk_io_per_second", **labels) == 140
-    assert "pinchpoint_disk_write_await_seconds" not in samples  # unknown: left out, not 0
-    assert len(samples["pinchpoint_disk_read_await_seconds"]) == 1  # the partition is not
+    samples = scrape(demo_input(demo, work=[work]))
+    labels = {"disk": disk.id}
+    assert value(samples, "pinchpoint_disk_reads_completed_total", **labels) == 1200
+    assert value(samples, "pinchpoint_disk_writes_completed_total", **labels) == 30
+    assert value(samples, "pinchpoint_disk_read_bytes_total", **labels) == 4096e3
+    assert value(samples, "pinchpoint_disk_written_bytes_total", **labels) == 8192
+    assert value(samples, "pinchpoint_disk_read_time_seconds_total", **labels) == 6.0
+    assert value(samples, "pinchpoint_disk_write_time_seconds_total", **labels) == 0.25
+    assert value(samples, "pinchpoint_disk_io_time_seconds_total", **labels) == 9.5
+    assert value(samples, "pinchpoint_disk_io_time_weighted_seconds_total", **labels) == 12.0
+    for name, found in samples.items():  # the disk's other series carry `disk` alone
+        if name.startswith("pinchpoint_disk_") and name.endswith("_total"):
+            assert all(set(s.labels) == {"disk"} for s in found), name
+    # one info series per disk of the inventory, whether it has work or not
+    infos = samples["pinchpoint_disk_info"]
+    assert len(infos) == len(inventory.sas.disks) == 144
+    assert len({s.labels["disk"] for s in infos}) == 144
+    (info,) = [s for s in infos if s.labels["disk"] == disk.id]
+    assert info.value == 1
+    assert info.labels["name"] == disk_ref(disk, inventory).name
+    enclosure = next(e for e in inventory.sas.enclosures if e.id == disk.enclosure_id)
+    assert info.labels["enclosure"] == enclosure.name and info.labels["slot"] == str(disk.slot)
+    # a dual-pathed disk on two HBAs names both, as the SAS port series name each HBA
+    hbas = {s.labels["hba"] for s in samples["pinchpoint_sas_port_phys"]}
+    assert info.labels["hba"].count(",") == 1 and set(info.labels["hba"].split(",")) <= hbas
+    ports = {s.labels["port"] for s in samples["pinchpoint_sas_port_phys"]}
+    assert set(info.labels["port"].split(",")) <= ports
+    assert info.labels["model"] == (disk.model or "")
+
+
+def test_no_work_yet_no_work_series() -> None:
+    samples = scrape(MetricsInput(host="fresh", work=[]))
+    assert not [name for name in samples if name.startswith("pinchpoint_disk")]
 
 
 def test_a_san_host_shows_its_fc_ports_speed_and_state(tmp_path: Path) -> None:
@@ -310,7 +332,7 @@ def test_odd_names_are_escaped_and_read_back_intact(demo: tuple[Inventory, Repor
     samples = scrape(data)
     (sample,) = samples["pinchpoint_enclosure_paths"]
     assert sample.labels["enclosure"] == odd
-    assert sample.labels["host"] == 'host "a"\\b'
+    assert value(samples, "pinchpoint_info", hostname='host "a"\\b') == 1
 
 
 def test_before_the_first_sweep_the_exposition_is_valid_and_small() -> None:
@@ -350,27 +372,17 @@ def test_openmetrics_when_the_scraper_takes_nothing_else(demo: tuple[Inventory, 
 def test_every_metric_is_named_and_labelled_by_the_rules(
     demo: tuple[Inventory, Report], tmp_path: Path
 ) -> None:
-    """Prefix, a `host` label everywhere, base units, and every name documented."""
+    """Prefix, no `host` label (Prometheus adds `instance`), base units, every name documented."""
     inventory, report = demo
     san, _ = simulated(tmp_path, "san_port_down")
     everything = inventory.model_copy(update={"fc": san.fc})
-    entity = EntityRef(kind=EntityKind.DISK, id="disk:x", name="x")
     samples = scrape(
         demo_input(
             demo,
             inventory=everything,
             sweeps=SweepCounters(sweeps=1, last_duration_s=1.0, last_success=datetime.now(UTC)),
             notifications=NotifyCounts(),
-            latency=[
-                LatencySummary(
-                    entity=entity,
-                    read_await_ms=1,
-                    write_await_ms=1,
-                    queue=1,
-                    util_percent=1,
-                    iops=1,
-                )
-            ],
+            work=[DiskWork(disk=inventory.sas.disks[0].id, reads=1, read_seconds=0.01)],
             open_findings=[
                 *report.findings,
                 report.findings[0].model_copy(
@@ -382,7 +394,7 @@ def test_every_metric_is_named_and_labelled_by_the_rules(
     documented = DOCS.read_text(encoding="utf-8")
     for name, found in samples.items():
         assert name.startswith("pinchpoint_")
-        assert all("host" in s.labels for s in found), name
+        assert all("host" not in s.labels for s in found), name
         assert not re.search(r"_(ms|milliseconds|gbps|mbps|percent)$", name), name
         assert f"`{name}`" in documented, f"{name} is not in docs/prometheus.md"
 
@@ -393,13 +405,12 @@ def test_promtool_finds_nothing_to_lint(demo: tuple[Inventory, Report], tmp_path
     """Prometheus' own linter: names, units (bytes, not bits), counters, help texts."""
     san, _ = simulated(tmp_path, "san_port_down")
     inventory, _ = demo
-    entity = EntityRef(kind=EntityKind.DISK, id="disk:x", name="x")
     data = demo_input(
         demo,
         inventory=inventory.model_copy(update={"fc": san.fc}),
         notifications=NotifyCounts(),
         sweeps=SweepCounters(sweeps=1, last_duration_s=1.0, last_success=datetime.now(UTC)),
-        latency=[LatencySummary(entity=entity, read_await_ms=1, queue=1, iops=1)],
+        work=[DiskWork(disk=inventory.sas.disks[0].id, reads=1, read_seconds=0.01)],
     )
     body, _ = metrics_exposition(data)
     lint = subprocess.run(

@@ -19,8 +19,9 @@ router = APIRouter(tags=["metrics"])
 )
 async def metrics(service: ServiceDep, request: Request) -> Response:
     """Inventory gauges, link speeds and maxima, open findings by rule and severity, sweep
-    duration and errors, latency summaries. Rendered once per change and served from memory
-    (gzip-compressed when the scraper accepts it)."""
+    duration and errors, each disk's work as counters and its place on `pinchpoint_disk_info`.
+    Rendered once per change and served from memory (gzip-compressed when the scraper
+    accepts it)."""
     gzipped = accepts_gzip(request)
     body, content_type = await run_in_threadpool(
         service.metrics_answer, request.headers.get("accept"), gzipped

@@ -79,5 +79,6 @@ class WorkloadSpec(SpecModel):
     ncq_gain: float = Field(default=0.25, ge=0, le=4)
     max_utilisation: float = Field(default=0.9, gt=0, lt=1)
     nic_efficiency: float = Field(default=0.94, gt=0, le=1)
+    record_latency: bool = False  # the snapshot carries an eBPF recording of the window
     load: list[LoadSpec] = Field(default_factory=list)
     network: list[NetworkLoadSpec] = Field(default_factory=list)

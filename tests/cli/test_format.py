@@ -8,9 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-import typer.main
+from cli_commands import every_command
 from fixture_paths import TESTS
-from typer.core import TyperGroup
 from typer.testing import CliRunner
 
 from pinchpoint import __version__
@@ -29,27 +28,11 @@ RULE = "sas.chain.too_deep"
 NOT_PRINTING = {("serve",)}
 
 
-def leaf_commands() -> dict[tuple[str, ...], object]:
-    """Every command of `pinchpoint` by its path (`("stats", "show")`), groups walked."""
-    found: dict[tuple[str, ...], object] = {}
-
-    def walk(group: TyperGroup, path: tuple[str, ...]) -> None:
-        for name in group.list_commands(None):  # type: ignore[arg-type]
-            command = group.get_command(None, name)  # type: ignore[arg-type]
-            if isinstance(command, TyperGroup):
-                walk(command, (*path, name))
-            else:
-                found[(*path, name)] = command
-
-    walk(typer.main.get_group(app), ())
-    return found
-
-
 def test_every_command_that_prints_takes_format_and_json() -> None:
-    commands = leaf_commands()
+    commands = every_command()
     assert ("stats", "show") in commands and ("config", "show") in commands
     for path, command in commands.items():
-        names = {name for param in command.params for name in param.opts}  # type: ignore[attr-defined]
+        names = {name for param in command.params for name in param.opts}
         if path in NOT_PRINTING:
             assert "--format" not in names, path
             continue
@@ -67,7 +50,7 @@ REQUIRED_ARGS: dict[tuple[str, ...], list[str]] = {
 
 
 @pytest.mark.parametrize(
-    "path", sorted(set(leaf_commands()) - NOT_PRINTING), ids=lambda path: " ".join(path)
+    "path", sorted(set(every_command()) - NOT_PRINTING), ids=lambda path: " ".join(path)
 )
 def test_json_and_another_format_together_are_one_line_and_exit_2(
     path: tuple[str, ...], tmp_path: Path

@@ -4,6 +4,7 @@ service setting with where it came from, and the rules whose settings the file c
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -83,7 +84,8 @@ def effective_configuration(config_file: Path | None) -> dict[str, Any]:
 def show(
     config_file: ConfigOption = None,
     form: Annotated[
-        ReportFormat | None, format_option(ReportFormat.TABLE, ReportFormat.JSON)
+        ReportFormat | None,
+        format_option(ReportFormat.TABLE, ReportFormat.JSON, ReportFormat.MARKDOWN),
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -96,6 +98,11 @@ def show(
         return
     from pinchpoint.cli.config_view import configuration_tables
 
+    if chosen is ReportFormat.MARKDOWN:
+        from pinchpoint.cli.markdown import markdown_document
+
+        sys.stdout.write(markdown_document(configuration_tables(facts)))
+        return
     for renderable in configuration_tables(facts):
         console.print(renderable)
 

@@ -33,10 +33,16 @@ def _show(inventory: Inventory, form: ReportFormat, disks: bool) -> None:
         from pinchpoint.text import json_printable
 
         sys.stdout.write(json_printable(inventory.model_dump_json(indent=2)) + "\n")
-    else:
-        from pinchpoint.cli.inventory_view import inventory_view
+        return
+    from pinchpoint.cli.inventory_view import inventory_view
 
-        output_console().print(inventory_view(inventory, with_disks=disks))
+    view = inventory_view(inventory, with_disks=disks)
+    if form is ReportFormat.MARKDOWN:
+        from pinchpoint.cli.markdown import markdown_document
+
+        sys.stdout.write(markdown_document([view]))
+    else:
+        output_console().print(view)
 
 
 def inventory_command(
@@ -59,7 +65,8 @@ def inventory_command(
         bool, typer.Option("--disks", help="Also list every disk with its paths.")
     ] = False,
     form: Annotated[
-        ReportFormat | None, format_option(ReportFormat.TABLE, ReportFormat.JSON)
+        ReportFormat | None,
+        format_option(ReportFormat.TABLE, ReportFormat.JSON, ReportFormat.MARKDOWN),
     ] = None,
     as_json: JsonOption = False,
 ) -> None:

@@ -53,7 +53,7 @@ def test_the_parser_refuses_what_the_command_does_not_take() -> None:
     """The check above can fail: a wrong option, value or missing argument is refused."""
     for words in (
         ["check", "--no-such-option"],
-        ["inventory", "--format", "markdown"],
+        ["capture", "out", "--format", "markdown"],
         ["stats", "show", "--by", "galaxy"],
         ["explain"],
     ):

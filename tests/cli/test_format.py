@@ -21,7 +21,8 @@ from pinchpoint.rules.config import Config
 from pinchpoint.rules.docs import catalog_markdown, rule_doc
 
 runner = CliRunner()
-SPECS = TESTS / "fixtures" / "specs"
+FIXTURES = TESTS / "fixtures"
+SPECS = FIXTURES / "specs"
 RULE = "sas.chain.too_deep"
 
 # commands that print no result of their own: `serve` logs (its format: --log-format)
@@ -66,7 +67,7 @@ def test_json_and_another_format_together_are_one_line_and_exit_2(
 
 
 def test_a_format_a_command_does_not_offer_is_a_usage_error() -> None:
-    result = runner.invoke(app, ["inventory", "--format", "markdown", "--demo"])
+    result = runner.invoke(app, ["capture", "unused", "--format", "markdown"])
     assert result.exit_code == 2
     assert "'markdown': use table, json" in result.output
     result = runner.invoke(app, ["check", "--format", "pdf", "--demo"])
@@ -170,3 +171,63 @@ def test_config_show_json_alias(tmp_path: Path) -> None:
     assert outputs[0].exit_code == 0, outputs[0].output
     assert outputs[0].stdout == outputs[1].stdout
     assert json.loads(outputs[0].stdout)["service"]["port"]["value"] == 9555
+
+
+def markdown_tables(text: str) -> dict[str, list[str]]:
+    """The Markdown tables of `text` by their bold title: header row, then the rows."""
+    tables: dict[str, list[str]] = {}
+    title = ""
+    for line in text.splitlines():
+        if line.startswith("**") and line.endswith("**"):
+            title = line.strip("*")
+        elif line.startswith("| ") and title:
+            tables.setdefault(title, []).append(line)
+    return tables
+
+
+def test_inventory_markdown_has_the_tables_and_the_tree(procfs_snapshot: Path) -> None:
+    result = runner.invoke(app, ["inventory", "-s", str(procfs_snapshot), "-f", "markdown"])
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.stdout
+    tables = markdown_tables(result.stdout)
+    enclosures = tables["Enclosures"]
+    assert enclosures[0].startswith("| enclosure | model |")
+    assert "| 4U60_STOR_ENCL 0x5000ccab020094ff | HGST 4U60_STOR_ENCL |" in enclosures[1]
+    assert "|---|" in result.stdout
+    # the fabric's tree, drawn as text in a fenced block
+    fence = result.stdout.split("```")[1]
+    assert "HBA 0000:03:00.0" in fence and "chain of 1 enclosure" in fence
+
+
+def test_stats_markdown(procfs_snapshot: Path) -> None:
+    shown = runner.invoke(
+        app, ["stats", "show", "-s", str(procfs_snapshot), "--by", "hba", "-f", "markdown"]
+    )
+    assert shown.exit_code == 0, shown.output
+    rows = markdown_tables(shown.stdout)["by hba"]
+    assert rows[0].startswith("| hba | topology | members |")
+    assert rows[1].startswith("| 0000:03:00.0 HBA 9400-8i8e |")
+    fio = FIXTURES / "imports" / "fio-3.33_json_randrw.json"
+    imported = runner.invoke(app, ["stats", "import", str(fio), "--format", "markdown"])
+    assert imported.exit_code == 0, imported.output
+    rows = markdown_tables(imported.stdout)["fio-3.33_json_randrw.json: fio"]
+    assert rows[0].startswith("| entity | kind | points |")
+    assert "<br>mean / max |" in rows[0]  # a two-line heading in one cell
+    assert rows[1].startswith("| randrw | job | 1 |")
+    assert "randrw read: n=20478" in imported.stdout
+    series = FIXTURES / "diskstats" / "series"
+    diff = runner.invoke(app, ["stats", "diff", str(series), "--format", "markdown"])
+    assert diff.exit_code == 0, diff.output
+    titles = list(markdown_tables(diff.stdout))
+    assert titles and all(" samples/" in title for title in titles)
+    assert "|---|---:|" in diff.stdout  # the figures right-aligned as in iostat
+
+
+def test_config_show_markdown(tmp_path: Path) -> None:
+    config = tmp_path / "pinchpoint.toml"
+    config.write_text(f'[service]\nport = 9555\n[rules."{RULE}"]\nmax_enclosures = 3\n')
+    result = runner.invoke(app, ["config", "show", "-c", str(config), "--format", "markdown"])
+    assert result.exit_code == 0, result.output
+    tables = markdown_tables(result.stdout)
+    assert f"| port | 9555 | {config} |" in tables["service settings"]
+    assert any(row.startswith(f"| {RULE} | yes |") for row in tables["rules changed by the file"])

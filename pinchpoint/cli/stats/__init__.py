@@ -17,8 +17,15 @@ from pinchpoint.model.breakdown import GroupLevel
 from pinchpoint.model.stats import ImportKind
 from pinchpoint.report import ReportFormat
 
-# `--format` of every stats command: the terminal's table or JSON
-FormatOption = Annotated[ReportFormat | None, format_option(ReportFormat.TABLE, ReportFormat.JSON)]
+# `--format` of the stats commands: the terminal's tables, JSON, and (but for the live `watch`)
+# the tables in Markdown
+FormatOption = Annotated[
+    ReportFormat | None,
+    format_option(ReportFormat.TABLE, ReportFormat.JSON, ReportFormat.MARKDOWN),
+]
+WatchFormatOption = Annotated[
+    ReportFormat | None, format_option(ReportFormat.TABLE, ReportFormat.JSON)
+]
 
 EXAMPLES = {
     "stats": (
@@ -28,7 +35,7 @@ EXAMPLES = {
     ),
     "diff": (
         "pinchpoint stats diff before after",
-        "pinchpoint stats diff host42.tar.gz --all --partitions",
+        "pinchpoint stats diff host42.tar.gz --all --partitions --format markdown",
         "pinchpoint stats diff host42.tar.gz --format json",
     ),
     "record": (
@@ -46,7 +53,7 @@ EXAMPLES = {
     ),
     "show": (
         "pinchpoint stats show --demo --by enclosure --by hba",
-        "pinchpoint stats show --snapshot host42.tar.gz --by chain --slower-than 50ms",
+        "pinchpoint stats show --snapshot host42.tar.gz --by chain --format markdown",
         "pinchpoint stats show --by nic --by bond --seconds 5 --json",
     ),
 }
@@ -56,11 +63,6 @@ stats_app = typer.Typer(
     epilog=examples_epilog(EXAMPLES["stats"]),
     no_args_is_help=True,
 )
-
-
-def _json(form: ReportFormat | None, as_json: bool) -> bool:
-    """Whether `--format`/`--json` ask for JSON (both asking for different formats: exit 2)."""
-    return chosen_format(form, as_json) is ReportFormat.JSON
 
 
 @stats_app.command("diff", epilog=examples_epilog(EXAMPLES["diff"]))
@@ -87,7 +89,7 @@ def diff_command(
     """The figures `iostat -x` prints, between two samples of /proc/diskstats."""
     from pinchpoint.cli.stats.diff import diff_report
 
-    diff_report(first, second, _json(form, as_json), everything, partitions)
+    diff_report(first, second, chosen_format(form, as_json), everything, partitions)
 
 
 @stats_app.command("record", epilog=examples_epilog(EXAMPLES["record"]))
@@ -120,7 +122,7 @@ def record_command(
     with BTF; the seconds run from the moment the probes are attached."""
     from pinchpoint.cli.stats.record import record_report
 
-    record_report(seconds, devices or [], _json(form, as_json), bpf_stats)
+    record_report(seconds, devices or [], chosen_format(form, as_json), bpf_stats)
 
 
 @stats_app.command("watch", epilog=examples_epilog(EXAMPLES["watch"]))
@@ -133,7 +135,7 @@ def watch_command(
         typer.Option("--count", "-n", min=1, help="Intervals to show (default: until Ctrl-C)."),
     ] = None,
     top: Annotated[int, typer.Option("--top", min=1, help="Busiest devices to show.")] = 20,
-    form: FormatOption = None,
+    form: WatchFormatOption = None,
     as_json: JsonOption = False,
     everything: Annotated[
         bool,
@@ -152,7 +154,8 @@ def watch_command(
     """
     from pinchpoint.cli.stats.diff import watch_report
 
-    watch_report(interval, count, top, _json(form, as_json), everything)
+    as_lines = chosen_format(form, as_json) is ReportFormat.JSON
+    watch_report(interval, count, top, as_lines, everything)
 
 
 @stats_app.command("import", epilog=examples_epilog(EXAMPLES["import"]))
@@ -168,7 +171,7 @@ def import_command(
     """Read zpool iostat -w/-l, iostat -x (text or JSON), fio JSON or a PerfMon CSV."""
     from pinchpoint.cli.stats.imports import import_report
 
-    import_report(file, kind, _json(form, as_json))
+    import_report(file, kind, chosen_format(form, as_json))
 
 
 @stats_app.command("show", epilog=examples_epilog(EXAMPLES["show"]))
@@ -204,7 +207,9 @@ def show_command(
     """Load and latency grouped along the hierarchy: which JBOD, chain or HBA stands out."""
     from pinchpoint.cli.stats.show import show_report
 
-    show_report(snapshot, demo, by, slower_than, import_files, kinds, seconds, _json(form, as_json))
+    show_report(
+        snapshot, demo, by, slower_than, import_files, kinds, seconds, chosen_format(form, as_json)
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 import typer.completion
 import typer.main
+from typer._completion_classes import completion_init
 
 from pinchpoint import __version__
 from pinchpoint.cli.commands import (
@@ -63,9 +64,9 @@ app = typer.Typer(
 )
 
 
-# Typer's completion classes answer the scripts' `_PINCHPOINT_COMPLETE=complete_bash` calls
+# Typer's completion classes answer its scripts' `_PINCHPOINT_COMPLETE=complete_bash` calls
 # (Typer registers them itself only with `add_completion`, whose options guess the shell)
-typer.completion.completion_init()
+completion_init()
 
 
 def _print_version(value: bool) -> None:

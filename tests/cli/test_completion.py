@@ -75,7 +75,7 @@ def test_bash_completes_commands_options_and_formats(on_path: dict[str, str]) ->
     assert completions(["pinchpoint", "stats", "sh"], on_path) == ["show"]
     assert "--format" in completions(["pinchpoint", "check", "--fo"], on_path)
     # each command offers the formats it prints
-    assert completions(["pinchpoint", "inventory", "--format", ""], on_path) == ["table", "json"]
+    assert completions(["pinchpoint", "capture", "--format", ""], on_path) == ["table", "json"]
     assert completions(["pinchpoint", "check", "-f", "m"], on_path) == ["markdown"]
     assert completions(["pinchpoint", "--show-completion", ""], on_path) == [
         "bash",

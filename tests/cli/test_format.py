@@ -231,3 +231,19 @@ def test_config_show_markdown(tmp_path: Path) -> None:
     tables = markdown_tables(result.stdout)
     assert f"| port | 9555 | {config} |" in tables["service settings"]
     assert any(row.startswith(f"| {RULE} | yes |") for row in tables["rules changed by the file"])
+
+
+def test_capture_json_counts_what_the_snapshot_holds(tmp_path: Path) -> None:
+    out = tmp_path / "snap"
+    result = runner.invoke(app, ["capture", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    written = json.loads(result.stdout)
+    assert written["snapshot"] == str(out) and (out / "manifest.json").is_file()
+    again = runner.invoke(app, ["inventory", "--snapshot", str(out), "--json"])
+    inventory = Inventory.model_validate_json(again.stdout)
+    assert written["sas_hbas"] == len(inventory.sas.hbas)
+    assert written["enclosures"] == len(inventory.sas.enclosures)
+    assert written["disk_paths"] == inventory.sas.path_count
+    # what the capture could not read is in the snapshot's own account of it
+    read_back = {p.reason for p in inventory.problems}
+    assert {p["reason"] for p in written["not_collected"]} <= read_back

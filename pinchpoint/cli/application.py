@@ -107,13 +107,13 @@ def _options(
         bool,
         typer.Option("--version", callback=_print_version, is_eager=True, help=VERSION_HELP),
     ] = False,
-    install_completion: Annotated[
+    _install_completion: Annotated[
         str | None,
         _completion_option(
             "--install-completion", typer.completion.install_callback, INSTALL_COMPLETION_HELP
         ),
     ] = None,
-    show_completion: Annotated[
+    _show_completion: Annotated[
         str | None,
         _completion_option(
             "--show-completion", typer.completion.show_callback, SHOW_COMPLETION_HELP

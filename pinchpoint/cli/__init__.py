@@ -7,20 +7,26 @@ importing the heavy parts (collectors, rules, statistics, the service) only when
 
 Importing this package costs nothing: `main` answers `--version` and `--help` from
 `cli.quick`, and builds the Typer app (`cli.application`, also `pinchpoint.cli.app`) only for
-a command; that app imports a command's module only when the command runs.
+a command or a shell's completion request; that app imports a command's module only when the
+command runs (or its options are completed).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
+
+# set by the shell completion scripts (`pinchpoint --show-completion bash`) when they ask
+# `pinchpoint` (without arguments) for the words that complete a command line
+COMPLETE_VARIABLE = "_PINCHPOINT_COMPLETE"
 
 
 def main() -> None:
     """The installed `pinchpoint` command."""
     from pinchpoint.cli.quick import answer
 
-    status = answer(sys.argv[1:])
+    status = None if COMPLETE_VARIABLE in os.environ else answer(sys.argv[1:])
     if status is not None:
         sys.exit(status)
     from pinchpoint.cli.application import app

@@ -5,15 +5,30 @@ a list of every command's options (the app's own `--help` through Typer, the tes
 from __future__ import annotations
 
 import importlib
+import json
+import sys
 from typing import Annotated, Any
 
 import typer
+import typer.completion
 import typer.main
+from typer._completion_classes import completion_init
 
 from pinchpoint import __version__
-from pinchpoint.cli.commands import APP_HELP, COMMANDS, VERSION_HELP
+from pinchpoint.cli.commands import (
+    APP_HELP,
+    COMMANDS,
+    INSTALL_COMPLETION_HELP,
+    SHELL_METAVAR,
+    SHELLS,
+    SHOW_COMPLETION_HELP,
+    VERSION_HELP,
+)
 from pinchpoint.cli.console import output_console
 from pinchpoint.cli.errors import PinchpointGroup
+from pinchpoint.cli.examples import examples_epilog
+from pinchpoint.cli.options import JsonOption, chosen_format, format_option
+from pinchpoint.report import ReportFormat
 
 _MODULES = {name: module for name, module, _ in COMMANDS if module}
 
@@ -49,10 +64,41 @@ app = typer.Typer(
 )
 
 
+# Typer's completion classes answer its scripts' `_PINCHPOINT_COMPLETE=complete_bash` calls
+# (Typer registers them itself only with `add_completion`, whose options guess the shell)
+completion_init()
+
+
 def _print_version(value: bool) -> None:
     if value:
         output_console().print(f"pinchpoint {__version__}")
         raise typer.Exit()
+
+
+def _shell(value: str) -> str:
+    if value not in SHELLS:
+        raise typer.BadParameter(f"{value!r}: use {', '.join(SHELLS)}")
+    return value
+
+
+def _shells(incomplete: str) -> list[str]:
+    return [shell for shell in SHELLS if shell.startswith(incomplete)]
+
+
+def _completion_option(name: str, callback: Any, help_text: str) -> Any:
+    """`--install-completion SHELL` or `--show-completion SHELL`: Typer's script for the shell
+    named (Typer's own options guess the shell, which a script or a sudo shell gets wrong)."""
+    return typer.Option(
+        name,
+        parser=_shell,
+        autocompletion=_shells,
+        metavar=SHELL_METAVAR,
+        callback=callback,
+        expose_value=False,
+        is_eager=True,
+        show_default=False,
+        help=help_text,
+    )
 
 
 @app.callback()
@@ -61,11 +107,34 @@ def _options(
         bool,
         typer.Option("--version", callback=_print_version, is_eager=True, help=VERSION_HELP),
     ] = False,
+    _install_completion: Annotated[
+        str | None,
+        _completion_option(
+            "--install-completion", typer.completion.install_callback, INSTALL_COMPLETION_HELP
+        ),
+    ] = None,
+    _show_completion: Annotated[
+        str | None,
+        _completion_option(
+            "--show-completion", typer.completion.show_callback, SHOW_COMPLETION_HELP
+        ),
+    ] = None,
 ) -> None:
     """The options of `pinchpoint` itself (before the command)."""
 
 
-@app.command()
-def version() -> None:
+VERSION_EXAMPLES = ("pinchpoint version", "pinchpoint version --json")
+
+
+@app.command(epilog=examples_epilog(VERSION_EXAMPLES))
+def version(
+    form: Annotated[
+        ReportFormat | None, format_option(ReportFormat.TABLE, ReportFormat.JSON)
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
     """Print the pinchpoint version."""
+    if chosen_format(form, as_json) is ReportFormat.JSON:
+        sys.stdout.write(json.dumps({"version": __version__}) + "\n")
+        return
     output_console().print(f"pinchpoint {__version__}")

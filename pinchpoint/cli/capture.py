@@ -3,12 +3,17 @@ directory or a tarball, to analyse it elsewhere (like sosreport)."""
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from pinchpoint.cli.console import data, fail, output_console, progress_bar, progress_reporter
+from pinchpoint.cli.examples import examples_epilog
+from pinchpoint.cli.options import JsonOption, chosen_format, format_option
+from pinchpoint.report import ReportFormat
 
 
 def capture_command(
@@ -37,9 +42,18 @@ def capture_command(
             "snapshot carries real distributions (docs/ebpf.md).",
         ),
     ] = 0.0,
+    form: Annotated[
+        ReportFormat | None, format_option(ReportFormat.TABLE, ReportFormat.JSON)
+    ] = None,
+    as_json: JsonOption = False,
 ) -> None:
-    """Write a snapshot of everything the collectors read, to analyse this host elsewhere."""
+    """Write a snapshot of everything the collectors read, to analyse this host elsewhere.
+
+    JSON names the snapshot and counts what it holds (SAS HBAs, enclosures, disk paths, parts
+    not collected)."""
     from pinchpoint.checks.source.capture import capture, capture_tarball
+
+    chosen = chosen_format(form, as_json)
 
     try:
         with progress_bar() as progress:
@@ -56,6 +70,18 @@ def capture_command(
     except FileExistsError as err:
         raise fail(f"{err}; choose a new path") from None
     fabric = result.inventory.sas
+    if chosen is ReportFormat.JSON:
+        from pinchpoint.text import json_printable
+
+        written = {
+            "snapshot": str(result.path),
+            "sas_hbas": len(fabric.hbas),
+            "enclosures": len(fabric.enclosures),
+            "disk_paths": fabric.path_count,
+            "not_collected": [p.model_dump(mode="json") for p in result.inventory.problems],
+        }
+        sys.stdout.write(json_printable(json.dumps(written, ensure_ascii=False)) + "\n")
+        return
     output_console().print(
         f"snapshot written to [bold]{data(result.path)}[/]: {len(fabric.hbas)} SAS HBAs, "
         f"{len(fabric.enclosures)} enclosures, {fabric.path_count} disk paths, "
@@ -63,6 +89,13 @@ def capture_command(
     )
 
 
+EXAMPLES = (
+    "pinchpoint capture host42",
+    "pinchpoint capture host42.tar.gz --tar --samples 7 --interval 10",
+    "pinchpoint capture host42.tar.gz --tar --record-seconds 30 --json",
+)
+
+
 def register(app: typer.Typer) -> None:
     """Add `capture` to the `pinchpoint` command."""
-    app.command("capture")(capture_command)
+    app.command("capture", epilog=examples_epilog(EXAMPLES))(capture_command)

@@ -26,7 +26,15 @@ from pinchpoint.cli.console import (
     progress_bar,
     progress_reporter,
 )
-from pinchpoint.cli.options import ConfigOption, host_source, rules_config
+from pinchpoint.cli.examples import examples_epilog
+from pinchpoint.cli.options import (
+    ConfigOption,
+    JsonOption,
+    chosen_format,
+    format_option,
+    host_source,
+    rules_config,
+)
 from pinchpoint.report import ReportFormat
 
 if TYPE_CHECKING:
@@ -147,8 +155,12 @@ def check_command(
     ] = False,
     config_file: ConfigOption = None,
     form: Annotated[
-        ReportFormat, typer.Option("--format", "-f", help="How to print the report.")
-    ] = ReportFormat.TABLE,
+        ReportFormat | None,
+        format_option(
+            ReportFormat.TABLE, ReportFormat.JSON, ReportFormat.MARKDOWN, ReportFormat.HTML
+        ),
+    ] = None,
+    as_json: JsonOption = False,
     fail_on: Annotated[
         list[FailOn] | None,
         typer.Option(
@@ -189,6 +201,7 @@ def check_command(
     """Evaluate every rule: findings by severity with entity, evidence and fix."""
     from pinchpoint.rules.catalog import CATALOG
 
+    chosen = chosen_format(form, as_json)
     if snapshot is not None and demo:
         raise fail("--snapshot and --demo exclude each other")
     if not seconds > 0:
@@ -200,13 +213,20 @@ def check_command(
         raise fail("--record records this host: not with --snapshot or --demo")
     checkup = check_host(snapshot, demo, config, seconds, CATALOG, previous, record)
     report = checkup.report
-    _write(report, form, output)
+    _write(report, chosen, output)
     if push_to:
         _push(push_to, checkup)
     if fails(report, fail_on or [FailOn.CRITICAL]):
         raise typer.Exit(1)
 
 
+EXAMPLES = (
+    "pinchpoint check --demo",
+    "pinchpoint check --snapshot host42.tar.gz --format markdown --output host42.md",
+    "pinchpoint check --json --fail-on warning --fail-on partial",
+)
+
+
 def register(app: typer.Typer) -> None:
     """Add `check` to the `pinchpoint` command."""
-    app.command("check")(check_command)
+    app.command("check", epilog=examples_epilog(EXAMPLES))(check_command)

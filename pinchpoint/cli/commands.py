@@ -62,3 +62,17 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
 APP_HELP = "Is the I/O path cabled and configured as it should be, and where is the pinch point?"
 VERSION_HELP = "Print the version and exit."
 HELP_HELP = "Show this message and exit."
+
+# `pinchpoint --install-completion SHELL` / `--show-completion SHELL` (Typer's scripts)
+SHELLS = ("bash", "zsh", "fish")
+SHELL_METAVAR = "SHELL"
+INSTALL_COMPLETION_HELP = "Install tab completion for SHELL: bash, zsh or fish."
+SHOW_COMPLETION_HELP = "Print the completion script for SHELL, to install it by hand."
+
+# the options of `pinchpoint` itself as its help lists them: (name, metavar, help)
+APP_OPTIONS: tuple[tuple[str, str, str], ...] = (
+    ("--version", "<bool>", VERSION_HELP),
+    ("--install-completion", SHELL_METAVAR, INSTALL_COMPLETION_HELP),
+    ("--show-completion", SHELL_METAVAR, SHOW_COMPLETION_HELP),
+    ("--help", "<bool>", HELP_HELP),
+)

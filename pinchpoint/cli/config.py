@@ -4,17 +4,26 @@ service setting with where it came from, and the rules whose settings the file c
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from pinchpoint.cli.console import fail, output_console
-from pinchpoint.cli.options import ConfigOption
+from pinchpoint.cli.examples import examples_epilog
+from pinchpoint.cli.options import ConfigOption, JsonOption, chosen_format, format_option
+from pinchpoint.report import ReportFormat
+
+EXAMPLES = (
+    "pinchpoint config show",
+    "pinchpoint config show --config /etc/pinchpoint/pinchpoint.toml --format json",
+)
 
 config_app = typer.Typer(
     name="config",
     help="The configuration in force: `pinchpoint config show`.",
+    epilog=examples_epilog(EXAMPLES),
     no_args_is_help=True,
 )
 
@@ -71,29 +80,29 @@ def effective_configuration(config_file: Path | None) -> dict[str, Any]:
     }
 
 
-@config_app.command("show")
+@config_app.command("show", epilog=examples_epilog(EXAMPLES))
 def show(
     config_file: ConfigOption = None,
-    output_format: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
-    as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    form: Annotated[
+        ReportFormat | None,
+        format_option(ReportFormat.TABLE, ReportFormat.JSON, ReportFormat.MARKDOWN),
+    ] = None,
+    as_json: JsonOption = False,
 ) -> None:
-    """Print the settings in force and where each came from.
-
-    Examples:
-
-        pinchpoint config show
-        pinchpoint config show --config /etc/pinchpoint/pinchpoint.toml --format json
-    """
-    chosen = "json" if as_json else output_format
-    if chosen not in ("table", "json"):
-        raise fail(f"--format {output_format}: use table or json")
+    """Print the settings in force and where each came from."""
+    chosen = chosen_format(form, as_json)
     facts = effective_configuration(config_file)
     console = output_console()
-    if chosen == "json":
+    if chosen is ReportFormat.JSON:
         console.print_json(json.dumps(facts))
         return
     from pinchpoint.cli.config_view import configuration_tables
 
+    if chosen is ReportFormat.MARKDOWN:
+        from pinchpoint.cli.markdown import markdown_document
+
+        sys.stdout.write(markdown_document(configuration_tables(facts)))
+        return
     for renderable in configuration_tables(facts):
         console.print(renderable)
 

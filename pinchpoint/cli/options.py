@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from pinchpoint.cli.console import fail
+from pinchpoint.report import ReportFormat
 
 if TYPE_CHECKING:
     from pinchpoint.checks.source import Source
@@ -27,6 +28,54 @@ ConfigOption = Annotated[
         "/etc/pinchpoint/pinchpoint.toml).",
     ),
 ]
+
+
+def format_option(*formats: ReportFormat) -> Any:  # typer's OptionInfo
+    """`--format/-f`: how a command prints its result, one of `formats` (the first is the
+    default). Every command that prints declares it so, with `--json` (`JsonOption`) beside it;
+    `chosen_format` reads the two."""
+    names = [form.value for form in formats]
+
+    def parse(value: str) -> ReportFormat:
+        if value not in names:
+            raise typer.BadParameter(f"{value!r}: use {', '.join(names)}")
+        return ReportFormat(value)
+
+    def complete(incomplete: str) -> list[str]:
+        return [name for name in names if name.startswith(incomplete)]
+
+    return typer.Option(
+        "--format",
+        "-f",
+        parser=parse,
+        autocompletion=complete,
+        metavar="[" + "|".join(names) + "]",
+        show_default=False,
+        help=f"How to print it: {', '.join(names)} (default {names[0]}).",
+    )
+
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Short for --format json.")]
+
+
+def chosen_format(
+    form: ReportFormat | None,
+    as_json: bool = False,
+    markdown: bool = False,
+    default: ReportFormat = ReportFormat.TABLE,
+) -> ReportFormat:
+    """The format `--format`, `--json` (and `rules --markdown`) ask for, `default` when none
+    does; two different ones are a one-line error, exit 2."""
+    asked: dict[str, ReportFormat] = {}
+    if form is not None:
+        asked[f"--format {form.value}"] = form
+    if as_json:
+        asked["--json"] = ReportFormat.JSON
+    if markdown:
+        asked["--markdown"] = ReportFormat.MARKDOWN
+    if len(set(asked.values())) > 1:
+        raise fail(f"{' and '.join(asked)} ask for different formats: give one")
+    return next(iter(asked.values()), default)
 
 
 def rules_config(path: Path | None, catalog: tuple[Rule, ...]) -> Config:

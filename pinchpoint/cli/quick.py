@@ -12,7 +12,7 @@ import sys
 import textwrap
 
 from pinchpoint import __version__
-from pinchpoint.cli.commands import APP_HELP, COMMANDS, HELP_HELP, VERSION_HELP
+from pinchpoint.cli.commands import APP_HELP, APP_OPTIONS, COMMANDS
 
 USAGE = "Usage: pinchpoint [OPTIONS] COMMAND [ARGS]..."
 NO_ARGS_EXIT = 2  # what Typer's `no_args_is_help` exits with
@@ -59,12 +59,12 @@ def top_help(width: int) -> str:
     lines = [blank, (" " + USAGE).ljust(width), blank]
     lines += [(" " + part).ljust(width) for part in _wrap(APP_HELP, width - 2)]
     lines.append(blank)
-    options = [("--version", VERSION_HELP), ("--help", HELP_HELP)]
-    option_width = max(len(name) for name, _ in options) + 8
+    option_width = max(len(name) for name, _, _ in APP_OPTIONS) + 8
+    metavar_width = max(len(metavar) for _, metavar, _ in APP_OPTIONS) + 2
     lines += _panel(
         "Options",
-        [(name.ljust(option_width) + "<bool>", h) for name, h in options],
-        option_width + 8,
+        [(name.ljust(option_width) + metavar, h) for name, metavar, h in APP_OPTIONS],
+        option_width + metavar_width,
         width,
     )
     command_width = max(len(name) for name, _, _ in COMMANDS) + 2

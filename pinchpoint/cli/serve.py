@@ -15,6 +15,7 @@ import typer
 
 from pinchpoint.cli.console import data, errors, fail
 from pinchpoint.cli.errors import error_message
+from pinchpoint.cli.examples import examples_epilog
 
 LISTEN_BACKLOG = 2048  # uvicorn's default
 
@@ -203,6 +204,13 @@ def serve_command(
     uvicorn.Server(config).run(sockets=[listener])
 
 
+EXAMPLES = (
+    "pinchpoint serve --demo",
+    "pinchpoint serve --host 0.0.0.0 --port 9460 --log-format json",
+    "pinchpoint serve --push-to https://central.example:9460",
+)
+
+
 def register(app: typer.Typer) -> None:
     """Add `serve` to the `pinchpoint` command."""
-    app.command("serve")(serve_command)
+    app.command("serve", epilog=examples_epilog(EXAMPLES))(serve_command)

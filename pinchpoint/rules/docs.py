@@ -1,10 +1,13 @@
-"""The rule catalog as Markdown, written from the rules themselves: one source for
-`pinchpoint rules --markdown`, `pinchpoint explain ID` and `docs/rules.md`."""
+"""The rule catalog as Markdown and as data, written from the rules themselves: one source for
+`pinchpoint rules`, `pinchpoint explain ID`, `docs/rules.md` and the API's `/v1/rules`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from pydantic import BaseModel
+
+from pinchpoint.model.findings import Severity
 from pinchpoint.rules.base import Rule, ThresholdValue
 from pinchpoint.rules.config import Config
 
@@ -119,3 +122,56 @@ def catalog_markdown(catalog: Iterable[Rule]) -> str:
 def _anchor(rule_id: str) -> str:
     """GitHub's heading anchor of "`sas.chain.too_deep`": `saschaintoo_deep`."""
     return "".join(c for c in rule_id.lower() if c.isalnum() or c in "-_")
+
+
+class ThresholdDoc(BaseModel):
+    name: str
+    default: ThresholdValue
+    in_force: ThresholdValue
+    unit: str | None
+    doc: str
+
+
+class RuleDoc(BaseModel):
+    """A rule as data: the API's `/v1/rules` and `pinchpoint rules --format json` alike."""
+
+    id: str
+    title: str
+    category: str
+    default_severity: Severity
+    severity: Severity  # in force
+    enabled: bool
+    inputs: str
+    remediation: str
+    thresholds: list[ThresholdDoc]
+    overrides: dict[str, dict[str, ThresholdValue]]
+    doc: str  # Markdown: what it finds and why
+    markdown: str | None = None  # the whole `pinchpoint explain` text (single rule only)
+
+
+def rule_doc(rule: Rule, config: Config, with_markdown: bool = False) -> RuleDoc:
+    """`rule` with the severity, enablement and thresholds `config` puts in force."""
+    settings = config.settings(rule.id)
+    return RuleDoc(
+        id=rule.id,
+        title=rule.title,
+        category=rule.category,
+        default_severity=rule.severity,
+        severity=settings.severity or rule.severity,
+        enabled=settings.enabled,
+        inputs=inputs_text(rule),
+        remediation=rule.remediation,
+        thresholds=[
+            ThresholdDoc(
+                name=name,
+                default=t.default,
+                in_force=settings.thresholds.get(name, t.default),
+                unit=t.unit,
+                doc=t.doc,
+            )
+            for name, t in rule.thresholds.items()
+        ],
+        overrides=settings.per_entity(),
+        doc=rule.doc,
+        markdown=rule_markdown(rule, config, level=1) if with_markdown else None,
+    )

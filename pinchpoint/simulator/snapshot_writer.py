@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -65,14 +66,23 @@ def write_snapshot(
     overwrite: bool = False,
     captured_at: datetime | None = None,
     share_identical_files: bool = False,
+    progress: Callable[[str], None] | None = None,
 ) -> None:
     """Write the snapshot of the imagined host into `out` (must be empty unless `overwrite`).
 
     `share_identical_files` makes files of equal content hard links to one inode (for big
     benchmark hosts on file systems where creating inodes is slow); never edit such a
-    snapshot in place.
+    snapshot in place. `progress` hears each step as `what n/total` (the CLI's progress bar).
     """
+    steps = iter(enumerate(_STEPS, 1))
+
+    def step() -> None:
+        number, what = next(steps)
+        if progress is not None:
+            progress(f"{what} {number}/{len(_STEPS)}")
+
     _prepare(out, overwrite)
+    step()
     view = kernel_view(spec)
     pages: dict[SesTarget, SesPageSet] = {}
     for dev in view.ses_devices():
@@ -81,16 +91,21 @@ def write_snapshot(
     writer = TreeWriter(os.fspath(out), share=share_identical_files)
     writer.write("manifest.json", _manifest(spec, captured_at))
     pci = PciWriter(writer)
+    step()
     write_sysfs(writer, view, pages, pci)
+    step()
     write_network(writer, pci, spec)
     fc = fc_view(spec, view)
     write_fc(writer, pci, fc, spec)
+    step()
     write_smart(writer, view, spec, fc.first_paths())
+    step()
     write_nvme(writer, pci, spec)
     write_local_disks(writer, pci, spec, local_disks(spec, view, fc))
     write_nvme_targets(writer, spec)
     write_iscsi(writer, spec, view, fc)
     write_zfs(writer, view, spec)
+    step()
     workload = run_workload(spec, view, fc)
     if workload is not None:
         write_samples(writer, spec, view, fc, workload)
@@ -99,9 +114,22 @@ def write_snapshot(
             write_recording(writer, spec, view, fc, workload)
     write_iostat_w(writer, spec, view, workload)
     writer.attrs("proc/sys/kernel", {"hostname": spec.host.hostname, "osrelease": spec.host.kernel})
+    step()
     writer.mkdir("commands/sg_ses")
     for dev in view.ses_devices():
         assert dev.ses is not None
         for page in PAGES:
             text = page_text(pages[dev.ses], page)
             writer.write(f"commands/sg_ses/{dev.sg_name}.{page}.txt", text.encode())
+
+
+# what `write_snapshot` tells its `progress`, in order
+_STEPS = (
+    "fabric",
+    "sysfs",
+    "network and FC",
+    "SMART",
+    "NVMe, disks, iSCSI, ZFS",
+    "workload",
+    "SES pages",
+)

@@ -151,6 +151,7 @@ def evil_snapshot(procfs_copy: Path) -> Path:
         ["inventory", "--disks"],
         ["check"],
         ["check", "--format", "markdown"],
+        ["inventory", "--format", "markdown"],
     ],
 )
 def test_a_host_name_with_escape_sequences_prints_as_visible_text(

@@ -11,16 +11,61 @@ from typing import Annotated
 
 import typer
 
+from pinchpoint.cli.examples import examples_epilog
+from pinchpoint.cli.options import JsonOption, chosen_format, format_option
 from pinchpoint.model.breakdown import GroupLevel
 from pinchpoint.model.stats import ImportKind
+from pinchpoint.report import ReportFormat
+
+# `--format` of the stats commands: the terminal's tables, JSON, and (but for the live `watch`)
+# the tables in Markdown
+FormatOption = Annotated[
+    ReportFormat | None,
+    format_option(ReportFormat.TABLE, ReportFormat.JSON, ReportFormat.MARKDOWN),
+]
+WatchFormatOption = Annotated[
+    ReportFormat | None, format_option(ReportFormat.TABLE, ReportFormat.JSON)
+]
+
+EXAMPLES = {
+    "stats": (
+        "pinchpoint stats show --demo --by enclosure",
+        "pinchpoint stats diff host42.tar.gz --json",
+        "pinchpoint stats watch --interval 1 --top 10",
+    ),
+    "diff": (
+        "pinchpoint stats diff before after",
+        "pinchpoint stats diff host42.tar.gz --all --partitions --format markdown",
+        "pinchpoint stats diff host42.tar.gz --format json",
+    ),
+    "record": (
+        "pinchpoint stats record --seconds 10",
+        "pinchpoint stats record --seconds 30 --device sda --device sdb --json",
+    ),
+    "watch": (
+        "pinchpoint stats watch",
+        "pinchpoint stats watch --interval 5 --count 12 --top 10",
+        "pinchpoint stats watch --count 60 --json",
+    ),
+    "import": (
+        "pinchpoint stats import zpool-iostat-w.txt",
+        "pinchpoint stats import perfmon.csv --kind perfmon --format json",
+    ),
+    "show": (
+        "pinchpoint stats show --demo --by enclosure --by hba",
+        "pinchpoint stats show --snapshot host42.tar.gz --by chain --format markdown",
+        "pinchpoint stats show --by nic --by bond --seconds 5 --json",
+    ),
+}
 
 stats_app = typer.Typer(
     help="Latency and load: iostat figures, imported series, breakdowns along the hierarchy.",
+    epilog=examples_epilog(EXAMPLES["stats"]),
     no_args_is_help=True,
 )
 
 
-@stats_app.command("diff")
+@stats_app.command("diff", epilog=examples_epilog(EXAMPLES["diff"]))
 def diff_command(
     first: Annotated[
         Path,
@@ -32,7 +77,8 @@ def diff_command(
     second: Annotated[
         Path | None, typer.Argument(help="The later snapshot or sample directory.")
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (sysstat's keys).")] = False,
+    form: FormatOption = None,
+    as_json: JsonOption = False,
     everything: Annotated[
         bool, typer.Option("--all", help="Also devices with no I/O in the interval.")
     ] = False,
@@ -43,10 +89,10 @@ def diff_command(
     """The figures `iostat -x` prints, between two samples of /proc/diskstats."""
     from pinchpoint.cli.stats.diff import diff_report
 
-    diff_report(first, second, as_json, everything, partitions)
+    diff_report(first, second, chosen_format(form, as_json), everything, partitions)
 
 
-@stats_app.command("record")
+@stats_app.command("record", epilog=examples_epilog(EXAMPLES["record"]))
 def record_command(
     seconds: Annotated[
         float, typer.Option("--seconds", "-s", min=0.1, max=86400, help="How long to record.")
@@ -60,7 +106,8 @@ def record_command(
             "nvme0n1); repeat for more. Default: every device.",
         ),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    form: FormatOption = None,
+    as_json: JsonOption = False,
     bpf_stats: Annotated[
         bool,
         typer.Option(
@@ -84,10 +131,10 @@ def record_command(
     with BTF; the seconds run from the moment the probes are attached."""
     from pinchpoint.cli.stats.record import record_report
 
-    record_report(seconds, devices or [], as_json, bpf_stats, map_budget)
+    record_report(seconds, devices or [], chosen_format(form, as_json), bpf_stats, map_budget)
 
 
-@stats_app.command("watch")
+@stats_app.command("watch", epilog=examples_epilog(EXAMPLES["watch"]))
 def watch_command(
     interval: Annotated[
         float, typer.Option("--interval", "-i", min=0.05, help="Seconds between samples.")
@@ -97,7 +144,8 @@ def watch_command(
         typer.Option("--count", "-n", min=1, help="Intervals to show (default: until Ctrl-C)."),
     ] = None,
     top: Annotated[int, typer.Option("--top", min=1, help="Busiest devices to show.")] = 20,
-    as_json: Annotated[bool, typer.Option("--json", help="One JSON line per interval.")] = False,
+    form: WatchFormatOption = None,
+    as_json: JsonOption = False,
     everything: Annotated[
         bool,
         typer.Option(
@@ -115,25 +163,27 @@ def watch_command(
     """
     from pinchpoint.cli.stats.diff import watch_report
 
-    watch_report(interval, count, top, as_json, everything)
+    as_lines = chosen_format(form, as_json) is ReportFormat.JSON
+    watch_report(interval, count, top, as_lines, everything)
 
 
-@stats_app.command("import")
+@stats_app.command("import", epilog=examples_epilog(EXAMPLES["import"]))
 def import_command(
     file: Annotated[Path, typer.Argument(help="The statistics file to read.")],
     kind: Annotated[
         ImportKind | None,
         typer.Option("--kind", help="Its format; guessed from the content when not given."),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the typed model as JSON.")] = False,
+    form: FormatOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Read zpool iostat -w/-l, iostat -x (text or JSON), fio JSON or a PerfMon CSV."""
     from pinchpoint.cli.stats.imports import import_report
 
-    import_report(file, kind, as_json)
+    import_report(file, kind, chosen_format(form, as_json))
 
 
-@stats_app.command("show")
+@stats_app.command("show", epilog=examples_epilog(EXAMPLES["show"]))
 def show_command(
     snapshot: Annotated[
         Path | None,
@@ -160,12 +210,15 @@ def show_command(
     seconds: Annotated[
         float, typer.Option("--seconds", help="Live host: seconds between the two samples.")
     ] = 1.0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the breakdown as JSON.")] = False,
+    form: FormatOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Load and latency grouped along the hierarchy: which JBOD, chain or HBA stands out."""
     from pinchpoint.cli.stats.show import show_report
 
-    show_report(snapshot, demo, by, slower_than, import_files, kinds, seconds, as_json)
+    show_report(
+        snapshot, demo, by, slower_than, import_files, kinds, seconds, chosen_format(form, as_json)
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -19,8 +19,10 @@ from pinchpoint.checks.parse.diskstats import DISKSTATS
 from pinchpoint.checks.source import open_snapshot
 from pinchpoint.cli.console import fail, located, output_console
 from pinchpoint.cli.fitted import FittedTable
+from pinchpoint.cli.markdown import markdown_document
 from pinchpoint.model.problems import ProblemKind
 from pinchpoint.model.stats import DeviceFigures, DiskstatsSample, IntervalFigures
+from pinchpoint.report import ReportFormat
 from pinchpoint.stats.iostat import (
     busiest_devices,
     had_io,
@@ -145,7 +147,7 @@ def _report(figures: IntervalFigures, title: str, *, everything: bool, partition
 def diff_report(
     first: Path,
     second: Path | None,
-    as_json: bool,
+    form: ReportFormat,
     everything: bool,
     partitions: bool,
 ) -> None:
@@ -159,7 +161,7 @@ def diff_report(
     else:
         intervals = [interval_figures(_samples(first)[0], _samples(second)[0])]
         titles = [f"{first} → {second}"]
-    if as_json:
+    if form is ReportFormat.JSON:
         reports = [
             figures_json(f, shown_devices(f, everything=everything, partitions=partitions))
             for f in intervals
@@ -167,9 +169,16 @@ def diff_report(
         document: Any = reports[0] if second is not None else {"intervals": reports}
         sys.stdout.write(json.dumps(document, indent=2) + "\n")
         return
+    views = [
+        _report(figures, title, everything=everything, partitions=partitions)
+        for figures, title in zip(intervals, titles, strict=True)
+    ]
+    if form is ReportFormat.MARKDOWN:
+        sys.stdout.write(markdown_document(views))
+        return
     console = output_console()
-    for figures, title in zip(intervals, titles, strict=True):
-        console.print(_report(figures, title, everything=everything, partitions=partitions))
+    for view in views:
+        console.print(view)
 
 
 def watch_report(

@@ -12,8 +12,10 @@ from pinchpoint.checks.collect.imports import import_stats
 from pinchpoint.checks.parse.importers import StatsImportError
 from pinchpoint.cli.console import fail, output_console
 from pinchpoint.cli.fitted import FittedTable
+from pinchpoint.cli.markdown import markdown_document
 from pinchpoint.model.histogram import LatencyHistogram
 from pinchpoint.model.stats import EntityStats, ImportedStats, ImportKind, Metric
+from pinchpoint.report import ReportFormat
 from pinchpoint.text import json_printable
 
 __all__ = []
@@ -101,14 +103,16 @@ def summary_view(imported: ImportedStats) -> Group:
 def import_report(
     file: Path,
     kind: ImportKind | None,
-    as_json: bool,
+    form: ReportFormat,
 ) -> None:
     """`pinchpoint stats import`: one statistics file, summarised or as JSON."""
     try:
         imported = import_stats(file, kind)
     except StatsImportError as error:
         raise fail(str(error)) from None
-    if as_json:
+    if form is ReportFormat.JSON:
         sys.stdout.write(json_printable(imported.model_dump_json(indent=2)) + "\n")
+    elif form is ReportFormat.MARKDOWN:
+        sys.stdout.write(markdown_document([summary_view(imported)]))
     else:
         output_console().print(summary_view(imported))

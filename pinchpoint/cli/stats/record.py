@@ -4,13 +4,17 @@ eBPF for a number of seconds (`docs/ebpf.md`)."""
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
+from rich.console import RenderableType
 from rich.table import Table
 
 from pinchpoint.checks.collect.latency_recording import RecordingError, record_block_latency
 from pinchpoint.checks.source import LiveSource
 from pinchpoint.cli.console import fail, output_console
+from pinchpoint.cli.markdown import markdown_document
+from pinchpoint.report import ReportFormat
 from pinchpoint.stats.recorded import recording_summary
 
 
@@ -71,29 +75,35 @@ def _memory_line(memory: dict[str, Any]) -> str:
 def record_report(
     seconds: float,
     devices: list[str],
-    as_json: bool,
+    form: ReportFormat,
     stats: bool,
     budget_bytes: int | None = None,
 ) -> None:
-    """Record, then print the table or the JSON."""
+    """Record, then print the table, the JSON or the table in Markdown."""
     try:
         recording = record_block_latency(LiveSource(), seconds, devices, stats, budget_bytes)
     except RecordingError as err:
         raise fail(str(err)) from None
     summary = recording_summary(recording)
-    if as_json:
+    if form is ReportFormat.JSON:
         print(json.dumps(summary))
         return
-    console = output_console()
+    views: list[RenderableType] = []
     if not summary["devices"]:
-        console.print(f"No I/O completed in {summary['seconds']:g} s.")
+        views.append(f"No I/O completed in {summary['seconds']:g} s.")
     else:
-        console.print(_table(summary))
+        views.append(_table(summary))
     if summary["map_memory"] is not None:
-        console.print(_memory_line(summary["map_memory"]))
+        views.append(_memory_line(summary["map_memory"]))
     lost = sum(summary["lost"].values())
     if lost:
-        console.print(
+        views.append(
             f"[yellow]{lost:,} I/Os were not accounted[/] "
             f"({', '.join(f'{k} {v:,}' for k, v in summary['lost'].items() if v)})"
         )
+    if form is ReportFormat.MARKDOWN:
+        sys.stdout.write(markdown_document(views))
+        return
+    console = output_console()
+    for view in views:
+        console.print(view)

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.cli.console import errors, fail, output_console
+from pinchpoint.cli.markdown import markdown_document
 from pinchpoint.cli.options import host_source
 from pinchpoint.model.breakdown import (
     Breakdown,
@@ -23,6 +24,7 @@ from pinchpoint.model.breakdown import (
     SlowerBasis,
 )
 from pinchpoint.model.stats import ImportKind
+from pinchpoint.report import ReportFormat
 from pinchpoint.stats.aggregate import breakdown
 from pinchpoint.stats.gather import gather_statistics, imported_files
 from pinchpoint.stats.links import LINK_LEVELS
@@ -206,7 +208,7 @@ def show_report(
     import_files: list[Path] | None,
     kinds: list[ImportKind] | None,
     seconds: float,
-    as_json: bool,
+    form: ReportFormat,
 ) -> None:
     """`pinchpoint stats show`: load and latency grouped along the hierarchy."""
     if snapshot is not None and demo:
@@ -245,9 +247,12 @@ def show_report(
         gathered.net_intervals,
     )
     result.notes = gathered.notes + result.notes
-    if as_json:
+    if form is ReportFormat.JSON:
         sys.stdout.write(json_printable(result.model_dump_json(indent=2)) + "\n")
         return
     if gathered.empty:
         errors.print("[yellow]no statistics found[/]")
+    if form is ReportFormat.MARKDOWN:
+        sys.stdout.write(markdown_document([breakdown_view(result)]))
+        return
     output_console().print(breakdown_view(result))

@@ -45,3 +45,8 @@ def plural(count: int | float, word: str, many: str | None = None) -> str:
     one = count == 1
     shown = f"{count:,}" if isinstance(count, int) else f"{count:,g}"
     return f"{shown} {word if one else (many or plural_word(word))}"
+
+
+def agree(count: int | float, one: str, many: str) -> str:
+    """The word (a verb, most often) that agrees with `count`: `agree(1, "holds", "hold")`."""
+    return one if count == 1 else many

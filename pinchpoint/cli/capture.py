@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from pinchpoint.cli.console import data, fail, output_console, progress_bar, progress_reporter
+from pinchpoint.plurals import plural
 
 
 def capture_command(
@@ -57,9 +58,9 @@ def capture_command(
         raise fail(f"{err}; choose a new path") from None
     fabric = result.inventory.sas
     output_console().print(
-        f"snapshot written to [bold]{data(result.path)}[/]: {len(fabric.hbas)} SAS HBAs, "
-        f"{len(fabric.enclosures)} enclosures, {fabric.path_count} disk paths, "
-        f"{len(result.inventory.problems)} parts not collected"
+        f"snapshot written to [bold]{data(result.path)}[/]: {plural(len(fabric.hbas), 'SAS HBA')}, "
+        f"{plural(len(fabric.enclosures), 'enclosure')}, {plural(fabric.path_count, 'disk path')}, "
+        f"{plural(len(result.inventory.problems), 'part')} not collected"
     )
 
 

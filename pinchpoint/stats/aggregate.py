@@ -63,6 +63,7 @@ from pinchpoint.naming import (
     multipath_lun_name,
 )
 from pinchpoint.performance import gc_paused
+from pinchpoint.plurals import plural
 from pinchpoint.stats.attach import AttachedKind, Attachment, DeviceRole, EntityIndex, wwid_key
 from pinchpoint.stats.block_disks import other_disks
 from pinchpoint.stats.links import LINK_LEVELS, network_breakdown
@@ -533,7 +534,7 @@ class _Levels:
                     GroupLevel.CHAIN,
                     chain.id,
                     chain_name(chain, self.inventory),
-                    f"{chain.enclosure_count} enclosures, depth {chain.depth}",
+                    f"{plural(chain.enclosure_count, 'enclosure')}, depth {chain.depth}",
                     self.disks_through("hba_port_id", chain.hba_port_id),
                     self.routed("hba_port_id", chain.hba_port_id),
                 )
@@ -551,7 +552,7 @@ class _Levels:
                         GroupLevel.HBA_PORT,
                         port.id,
                         hba_port_name(hba, port),
-                        f"x{port.width}, {port.phys_up} phys up",
+                        f"x{port.width}, {plural(port.phys_up, 'phy')} up",
                         self.disks_through("hba_port_id", port.id),
                         self.routed("hba_port_id", port.id),
                     )
@@ -569,7 +570,7 @@ class _Levels:
                     GroupLevel.HBA,
                     hba.id,
                     hba.label,
-                    f"{hba.driver or 'driver ?'}, {len(hba.ports)} ports",
+                    f"{hba.driver or 'driver ?'}, {plural(len(hba.ports), 'port')}",
                     members,
                     self.routed("hba_id", hba.id),
                 )
@@ -644,7 +645,7 @@ class _Levels:
                     GroupLevel.FC_ADAPTER,
                     adapter.id,
                     f"{adapter.pci_address} {adapter.model or ''}".strip(),
-                    f"{adapter.driver or 'driver ?'}, {len(adapter.port_ids)} ports",
+                    f"{adapter.driver or 'driver ?'}, {plural(len(adapter.port_ids), 'port')}",
                     members,
                     devices,
                 )

@@ -21,6 +21,7 @@ from pinchpoint.cli.console import fail, located, output_console
 from pinchpoint.cli.fitted import FittedTable
 from pinchpoint.model.problems import ProblemKind
 from pinchpoint.model.stats import DeviceFigures, DiskstatsSample, IntervalFigures
+from pinchpoint.plurals import plural
 from pinchpoint.stats.iostat import (
     busiest_devices,
     had_io,
@@ -207,7 +208,7 @@ def watch_report(
                 sys.stdout.flush()
                 continue
             which = "all" if everything else "busiest of"
-            title = f"{time.strftime('%H:%M:%S')} — {which} {len(after.names)} devices"
+            title = f"{time.strftime('%H:%M:%S')} — {which} {plural(len(after.names), 'device')}"
             report = _watch_report(figures, title)
             if live is not None:
                 live.update(report, refresh=True)

@@ -15,6 +15,7 @@ from pinchpoint.cli.fitted import FittedTable
 from pinchpoint.model.histogram import LatencyHistogram
 from pinchpoint.model.stats import EntityStats, ImportedStats, ImportKind, Metric
 from pinchpoint.text import json_printable
+from pinchpoint.units import latency_text
 
 __all__ = []
 
@@ -26,10 +27,6 @@ KEY_METRICS = (
     Metric.QUEUE,
     Metric.UTIL_PCT,
 )
-
-
-def _ms(seconds: float | None) -> str:
-    return "—" if seconds is None else f"{seconds * 1000:.3g} ms"
 
 
 def _span(entity: EntityStats) -> str:
@@ -50,9 +47,10 @@ def _histogram_cell(histogram: LatencyHistogram) -> str:
     if histogram.empty:
         return "no samples"
     return (
-        f"n={histogram.count} p50 {_ms(histogram.percentile_s(50))} "
-        f"p99 {_ms(histogram.percentile_s(99))} p99.9 {_ms(histogram.percentile_s(99.9))} "
-        f"max {_ms(histogram.max_s())}"
+        f"n={histogram.count:,} p50 {latency_text(histogram.percentile_s(50))} "
+        f"p99 {latency_text(histogram.percentile_s(99))} "
+        f"p99.9 {latency_text(histogram.percentile_s(99.9))} "
+        f"max {latency_text(histogram.max_s())}"
     )
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from pinchpoint.model.findings import EntityRef, Evidence, Fact, Severity
+from pinchpoint.plurals import agree, plural
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
 from pinchpoint.rules.derived.block_disks import controller_disks
 from pinchpoint.rules.derived.luns import san_luns
@@ -214,7 +215,8 @@ def _overwhelmed_disks_hit(
     return Hit(
         entity=ref,
         title=(
-            f"{ref.name}: {len(found)} disks hold {queue:.1f} I/Os with {latency:.1f} ms per "
+            f"{ref.name}: {plural(len(found), 'disk')} {agree(len(found), 'holds', 'hold')} "
+            f"{queue:.1f} I/Os with {latency:.1f} ms per "
             f"{what} (limit {worst.line_ms:g} ms)"
         ),
         evidence=[

@@ -26,6 +26,8 @@ LINK_STEPS = ("Mb/s", "Gb/s", "Tb/s")
 
 BYTES_PER_MB = 1_000_000
 BYTES_PER_KIB = 1024
+# The kernel's and iostat's "kB" are KiB: 976.5625 of them make one MB (SI), exactly in binary.
+KIB_PER_MB = BYTES_PER_MB / BYTES_PER_KIB
 
 
 def significant(value: float) -> str:

@@ -67,6 +67,7 @@ from pinchpoint.plurals import plural
 from pinchpoint.stats.attach import AttachedKind, Attachment, DeviceRole, EntityIndex, wwid_key
 from pinchpoint.stats.block_disks import other_disks
 from pinchpoint.stats.links import LINK_LEVELS, network_breakdown
+from pinchpoint.units import KIB_PER_MB
 
 DEFAULT_SLOWER_THAN_S = 0.220  # the threshold of field case 1
 ALL_LEVELS = (
@@ -314,8 +315,8 @@ def _group(
         measured.add(attachment.entity_id)
         read_iops += load.rate(load.reads)
         write_iops += load.rate(load.writes)
-        read_mb_s += load.rate(load.read_kb) / 1024
-        write_mb_s += load.rate(load.write_kb) / 1024
+        read_mb_s += load.rate(load.read_kb) / KIB_PER_MB
+        write_mb_s += load.rate(load.write_kb) / KIB_PER_MB
         queue += load.rate(load.queue_s)
         ios += load.reads + load.writes
         waited_ms += load.read_wait_ms + load.write_wait_ms

@@ -50,3 +50,20 @@ def plural(count: int | float, word: str, many: str | None = None) -> str:
 def agree(count: int | float, one: str, many: str) -> str:
     """The word (a verb, most often) that agrees with `count`: `agree(1, "holds", "hold")`."""
     return one if count == 1 else many
+
+
+# Units that read the same for one and for many (symbols, not words).
+_SYMBOLS = frozenset({"s", "ms", "µs", "us", "ns", "%", "IOPS", "rpm", "h", "min"})
+
+
+def unit_for(count: float | None, unit: str) -> str:
+    """A counted unit in agreement with its figure: `1 HBA port` (unit `HBA ports`), `1 I/O`,
+    `1 enclosure per chain`; symbols (`ms`, `%`, `MB/s`, `GT/s`) are left as they are."""
+    if count != 1 or unit in _SYMBOLS or unit.endswith("/s"):
+        return unit
+    words = unit.split(" ")
+    for index, word in enumerate(words):
+        if len(word) > 2 and word.endswith("s") and not word.endswith("ss"):
+            words[index] = word[:-3] + "y" if word.endswith("ies") else word[:-1]
+            return " ".join(words)
+    return unit

@@ -100,6 +100,25 @@ def latency_us_text(microseconds: float | None) -> str:
     return UNKNOWN if microseconds is None else latency_text(microseconds / 1e6)
 
 
+_LATENCY_UNITS = {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "us": 1e-6, "ns": 1e-9}
+
+
+def quantity_text(value: float | None, unit: str | None, *, latency: bool = True) -> str:
+    """A figure with its unit, as every view says it: a latency (`ms`, `µs`) by its magnitude
+    (`6.05 s`, not `6,049.2 ms`), a rate in `MB/s` SI-stepped, anything else as
+    `12.3 I/Os`; `latency=False` keeps seconds as they are (an interval, not a latency)."""
+    if value is None or not math.isfinite(value):
+        return UNKNOWN
+    if unit in _LATENCY_UNITS and (latency or unit != "s"):
+        return latency_text(value * _LATENCY_UNITS[unit])
+    if unit == "MB/s":
+        return mb_s_text(value)
+    if unit in ("Mb/s", "Gb/s"):
+        return link_speed_text(value * (1000 if unit == "Gb/s" else 1))
+    shown = f"{value:,.0f}" if float(value).is_integer() else significant(value)
+    return f"{shown} {unit}" if unit else shown
+
+
 def link_speed_text(mbps: float | None) -> str:
     """A negotiated link speed in bits per second, SI: `100 Mb/s`, `10 Gb/s`, `12 Gb/s`."""
     if mbps is None or not math.isfinite(mbps) or mbps <= 0:

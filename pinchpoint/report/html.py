@@ -4,8 +4,10 @@ and by word, so it reads on a monochrome printout too."""
 from __future__ import annotations
 
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
 
 from pinchpoint.model.findings import Report
+from pinchpoint.report.markup import markdown_html
 from pinchpoint.report.words import (
     by_severity,
     fact_text,
@@ -13,6 +15,7 @@ from pinchpoint.report.words import (
     latency_line,
     mute_text,
     muted,
+    names_entity,
     simulated_line,
     status_line,
 )
@@ -27,6 +30,8 @@ def _environment() -> Environment:
     )
     environment.filters["fact"] = fact_text
     environment.filters["mute"] = mute_text
+    environment.filters["names_entity"] = names_entity
+    environment.filters["markdown"] = lambda text: Markup(markdown_html(text))
     return environment
 
 

@@ -7,6 +7,7 @@ from pinchpoint.model.findings import Finding, Report
 from pinchpoint.report.words import (
     by_severity,
     fact_text,
+    headline,
     host_name,
     latency_line,
     mute_text,
@@ -23,7 +24,7 @@ def _cell(text: str) -> str:
 
 def _finding(finding: Finding) -> list[str]:
     lines = [
-        f"### {finding.severity.value.upper()}: {finding.entity.name} — {finding.title}",
+        f"### {finding.severity.value.upper()}: {headline(finding)}",
         "",
         f"Rule `{finding.rule}` on `{finding.entity.id}` ({finding.entity.kind.value}).",
         "",

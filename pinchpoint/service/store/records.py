@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Generic, Literal, TypeVar
+from urllib.parse import urlencode
 
 from pydantic import BaseModel, Field, computed_field
 
@@ -21,6 +22,7 @@ from pinchpoint.model.findings import (
     report_status,
 )
 from pinchpoint.model.inventory import HostInfo
+from pinchpoint.report.markup import markdown_html
 from pinchpoint.report.summary import SeverityCounts
 from pinchpoint.service.events import FindingTransition
 from pinchpoint.service.findings_state import FindingState
@@ -110,6 +112,31 @@ class MuteRecord(BaseModel):
     active: bool
 
 
+class RelatedFinding(BaseModel):
+    """A finding folded into another because they share a cause, as a link: its id, and where
+    the view (`href`) and the API (`api`) show it."""
+
+    id: str  # "<rule>@<entity id>"
+    rule: str
+    entity_id: str
+    href: str  # the findings page filtered to it, any state
+    api: str  # GET this for its record
+
+    @classmethod
+    def of(cls, finding_id: str) -> RelatedFinding:
+        """The link of the finding `finding_id` ("<rule>@<entity id>": rule ids hold no `@`)."""
+        rule, _, entity_id = finding_id.partition("@")
+        query = urlencode({"state": "", "rule": rule, "entity": entity_id})
+        api_query = urlencode({"rule": rule, "entity": entity_id})
+        return cls(
+            id=finding_id,
+            rule=rule,
+            entity_id=entity_id,
+            href=f"/findings?{query}",
+            api=f"/v1/findings?{api_query}",
+        )
+
+
 class FindingRecord(BaseModel):
     """One finding of one host across its reports: its state and history, and its last body."""
 
@@ -128,6 +155,19 @@ class FindingRecord(BaseModel):
     resolved_at: datetime | None = None  # when it last became resolved
     finding: Finding  # the last body seen
     mute: MuteRecord | None = None  # the mute that holds for it now, if any
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def remediation_html(self) -> str:
+        """The fix (`finding.remediation`, Markdown) as HTML: `<code>` for commands, raw HTML
+        in the text escaped, links only to http(s) or the service's own pages."""
+        return markdown_html(self.finding.remediation)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def related_findings(self) -> list[RelatedFinding]:
+        """`finding.related` (finding ids) as links to the view and the API."""
+        return [RelatedFinding.of(finding_id) for finding_id in self.finding.related]
 
 
 class ReportDiff(BaseModel):

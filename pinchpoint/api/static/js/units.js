@@ -67,3 +67,37 @@ export function latencyMs(milliseconds) {
 export function linkSpeed(mbps) {
   return known(mbps) && Number(mbps) > 0 ? stepped(Number(mbps), LINK_STEPS, 1000) : UNKNOWN;
 }
+
+// Units that read the same for one and for many (symbols, not words): plurals.py's list.
+const SYMBOLS = new Set(["s", "ms", "µs", "us", "ns", "%", "IOPS", "rpm", "h", "min"]);
+
+/** A counted unit in agreement with its figure: "1 HBA port" (unit "HBA ports"), "1 I/O". */
+export function unitFor(count, unit) {
+  if (count !== 1 || SYMBOLS.has(unit) || unit.endsWith("/s")) return unit;
+  const words = unit.split(" ");
+  const at = words.findIndex((w) => w.length > 2 && w.endsWith("s") && !w.endsWith("ss"));
+  if (at < 0) return unit;
+  words[at] = words[at].endsWith("ies") ? `${words[at].slice(0, -3)}y` : words[at].slice(0, -1);
+  return words.join(" ");
+}
+
+/** `count` and `word` in agreement: "1 finding", "2 findings" (words that take an "s"). */
+export function plural(count, word, many) {
+  return `${Number(count).toLocaleString("en-US")} ${count === 1 ? word : many || `${word}s`}`;
+}
+
+/** A fact's value with its unit, as report/words.py's fact_value_text says it. */
+export function quantity(value, unit) {
+  if (value === null || value === undefined) return UNKNOWN;
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (typeof value !== "number") return unit ? `${value} ${unit}` : String(value);
+  if (unit === "ms") return latencyMs(value);
+  if (unit === "µs") return latency(value / 1e6);
+  if (unit === "MB/s") return mbS(value);
+  if (unit === "Mb/s") return linkSpeed(value);
+  if (unit === "Gb/s") return linkSpeed(value * 1000);
+  const shown = Number.isInteger(value)
+    ? value.toLocaleString("en-US")
+    : value.toLocaleString("en-US", { maximumFractionDigits: Math.abs(value) >= 0.1 ? 2 : 3 });
+  return unit ? `${shown} ${unitFor(value, unit)}` : shown;
+}

@@ -26,8 +26,11 @@ from pinchpoint.cli.console import (
     progress_bar,
     progress_reporter,
 )
+from pinchpoint.cli.errors import exit_for, with_advice
 from pinchpoint.cli.options import ConfigOption, host_source, rules_config
 from pinchpoint.report import ReportFormat
+
+PREVIOUS_ADVICE = "give the snapshot directory or .tar.gz of the earlier capture"
 
 if TYPE_CHECKING:
     from pinchpoint.model.findings import Report
@@ -66,7 +69,7 @@ def previous_inventory(path: Path) -> Inventory:
         with open_source(path) as (source, kind):
             return collect_inventory(source, kind=kind)
     except (FileNotFoundError, ValueError) as err:
-        raise fail(f"--previous: {located(path, str(err))}") from None
+        raise fail(with_advice(f"--previous: {located(path, str(err))}", PREVIOUS_ADVICE)) from None
 
 
 def check_host(
@@ -133,7 +136,7 @@ def _push(url: str, checkup: Checkup) -> None:
             url, SecretStr(token) if token else None, checkup.report, checkup.inventory
         )
     except PushError as err:
-        raise fail(str(err)) from None
+        raise exit_for(err) from None
     errors.print(f"report pushed to {url} (stored as report {stored})", highlight=False)
 
 
@@ -190,14 +193,14 @@ def check_command(
     from pinchpoint.rules.catalog import CATALOG
 
     if snapshot is not None and demo:
-        raise fail("--snapshot and --demo exclude each other")
+        raise fail("--snapshot and --demo exclude each other — give one of them")
     if not seconds > 0:
-        raise fail(f"--seconds must be above 0, not {seconds}")
+        raise fail(f"--seconds must be above 0, not {seconds} — give a number of seconds above 0")
     config = rules_config(config_file, CATALOG)
     # any other error is one line and exit 2 (not Python's 1, which means "findings"):
     # `cli.errors.PinchpointGroup`
     if record and (snapshot is not None or demo):
-        raise fail("--record records this host: not with --snapshot or --demo")
+        raise fail("--record records this host: not with --snapshot or --demo — leave those out")
     checkup = check_host(snapshot, demo, config, seconds, CATALOG, previous, record)
     report = checkup.report
     _write(report, form, output)

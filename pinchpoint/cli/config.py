@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from pinchpoint.cli.console import fail, output_console
+from pinchpoint.cli.errors import exit_for
 from pinchpoint.cli.options import ConfigOption
 
 config_app = typer.Typer(
@@ -34,7 +35,7 @@ def effective_configuration(config_file: Path | None) -> dict[str, Any]:
         settings, origins, choice = explained_settings(config_file)
         rules = load_config(settings.config_file, CATALOG)
     except (SettingsError, ConfigError) as err:
-        raise fail(str(err)) from None
+        raise exit_for(err) from None
     values = settings.model_dump(mode="json")
     for name in ("read_token", "admin_token", "push_token"):
         if values.get(name) is not None:

@@ -14,7 +14,7 @@ from typing import Annotated, Protocol
 import typer
 
 from pinchpoint.cli.console import data, errors, fail
-from pinchpoint.cli.errors import error_message
+from pinchpoint.cli.errors import error_message, exit_for
 
 LISTEN_BACKLOG = 2048  # uvicorn's default
 
@@ -138,7 +138,7 @@ def serve_command(
     from pinchpoint.text import LOG_FORMATS, configure_logging
 
     if demo and snapshot is not None:
-        raise fail("--demo and --snapshot exclude each other")
+        raise fail("--demo and --snapshot exclude each other — give one of them")
     if log_format not in LOG_FORMATS:
         raise fail(f"--log-format {log_format}: use {' or '.join(LOG_FORMATS)}")
     if log_level.lower() not in ("debug", "info", "warning", "error", "critical"):
@@ -160,7 +160,7 @@ def serve_command(
             allowed_hosts=allowed_hosts or None,
         )
     except SettingsError as err:
-        raise fail(str(err)) from None
+        raise exit_for(err) from None
     configure_logging(log_level, log_format=log_format)
     say = announcer(log_format)
     if settings.open_reads_on_loopback and not settings.on_loopback:

@@ -18,6 +18,7 @@ from pinchpoint.checks.collect.diskstats import LiveSampler, read_sample_series
 from pinchpoint.checks.parse.diskstats import DISKSTATS
 from pinchpoint.checks.source import open_snapshot
 from pinchpoint.cli.console import fail, located, output_console
+from pinchpoint.cli.errors import with_advice
 from pinchpoint.cli.fitted import FittedTable
 from pinchpoint.model.problems import ProblemKind
 from pinchpoint.model.stats import DeviceFigures, DiskstatsSample, IntervalFigures
@@ -57,13 +58,16 @@ _COLUMNS: tuple[tuple[str, str, str | None], ...] = (
 )
 
 
+SAMPLES_ADVICE = "give a snapshot `pinchpoint capture` wrote, or a directory holding proc/diskstats"
+
+
 @contextmanager
 def _failing_cleanly(path: Path) -> Iterator[None]:
     """Turn a path that is no snapshot into one clear line and exit code 2."""
     try:
         yield
     except (FileNotFoundError, ValueError) as err:
-        raise fail(located(path, str(err))) from None
+        raise fail(with_advice(located(path, str(err)), SAMPLES_ADVICE)) from None
 
 
 def _samples(path: Path) -> list[DiskstatsSample]:
@@ -78,7 +82,10 @@ def _samples(path: Path) -> list[DiskstatsSample]:
     ]
     if unreadable or not any(s.devices for s in samples):
         why = unreadable[0].reason if unreadable else "no usable line in proc/diskstats"
-        raise fail(f"{path}: not a snapshot or sample directory with proc/diskstats ({why})")
+        raise fail(
+            f"{path}: not a snapshot or sample directory with proc/diskstats ({why}) "
+            f"— {SAMPLES_ADVICE}"
+        )
     return samples
 
 
@@ -186,7 +193,7 @@ def watch_report(
     first = sampler.tick()
     unreadable = [p for p in first.problems if p.kind is not ProblemKind.GARBLED]
     if unreadable:
-        raise fail(unreadable[0].line())
+        raise fail(f"{unreadable[0].line()} — run on a Linux host with /proc mounted")
     start = time.monotonic()
     shown = 0
     live = (

@@ -10,7 +10,8 @@ from rich.text import Text
 
 from pinchpoint.checks.collect.imports import import_stats
 from pinchpoint.checks.parse.importers import StatsImportError
-from pinchpoint.cli.console import fail, output_console
+from pinchpoint.cli.console import output_console
+from pinchpoint.cli.errors import exit_for
 from pinchpoint.cli.fitted import FittedTable
 from pinchpoint.model.histogram import LatencyHistogram
 from pinchpoint.model.stats import EntityStats, ImportedStats, ImportKind, Metric
@@ -105,7 +106,7 @@ def import_report(
     try:
         imported = import_stats(file, kind)
     except StatsImportError as error:
-        raise fail(str(error)) from None
+        raise exit_for(error) from None
     if as_json:
         sys.stdout.write(json_printable(imported.model_dump_json(indent=2)) + "\n")
     else:

@@ -61,7 +61,7 @@ def explain_command(
     if rule is None:
         matches = close_matches(rule_id, [r.id for r in CATALOG])
         hint = f"; did you mean {', '.join(matches)}?" if matches else ""
-        raise fail(f"no rule {rule_id!r}{hint} (`pinchpoint rules` lists them)")
+        raise fail(f"no rule {rule_id!r}{hint} — `pinchpoint rules` lists them")
     config = rules_config(config_file, CATALOG)
     output_console().print(Markdown(rule_markdown(rule, config, level=1)))
 

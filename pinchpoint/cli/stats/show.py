@@ -41,7 +41,7 @@ def parse_duration_s(text: str) -> float:
     """`220ms`, `0.5s`, `300us` or a bare number of milliseconds → seconds."""
     found = _DURATION.match(text)
     if found is None:
-        raise ValueError(f"not a duration: {text!r} (write e.g. 220ms, 0.5s, 300us)")
+        raise ValueError(f"not a duration: {text!r} — write e.g. 220ms, 0.5s, 300us")
     return float(found["number"]) * _UNIT_S[found["unit"]]
 
 

@@ -114,13 +114,19 @@ def usage_message(err: TyperException) -> str:
 class PinchpointGroup(TyperGroup):
     """The `pinchpoint` command group: a command's error is one line and exit 2."""
 
-    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+    def main(  # type: ignore[override]  # the same parameters, passed on by name
+        self,
+        args: Any = None,
+        prog_name: str | None = None,
+        standalone_mode: bool = True,
+        **kwargs: Any,
+    ) -> Any:
         """Click's and Typer's own errors (usage, bad values) as one line on stderr and exit 2,
         not a framed panel; the rest as Typer runs it."""
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(args, prog_name, standalone_mode=False, **kwargs)
         try:
-            result = super().main(*args, standalone_mode=False, **kwargs)
+            result = super().main(args, prog_name, standalone_mode=False, **kwargs)
         except TyperException as err:  # click's errors: usage, a bad value, a missing argument
             errors.print(error_line(usage_message(err)), soft_wrap=True)
             sys.exit(getattr(err, "exit_code", 2))

@@ -37,6 +37,9 @@ def _finding(finding: Finding) -> list[str]:
     if finding.evidence:
         lines.append("")
     lines += [f"**Fix:** {finding.remediation}", ""]
+    if finding.related:
+        folded = ", ".join(f"`{other}`" for other in finding.related)
+        lines += [f"Folded in (same cause, evidence above): {folded}", ""]
     if finding.muted is not None:
         lines += [f"_{mute_text(finding.muted)}_", ""]
     return lines

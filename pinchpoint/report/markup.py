@@ -45,7 +45,8 @@ _PARSER = _parser()
 def markdown_html(text: str) -> str:
     """`text` as HTML: `<p>Run <code>sg_ses -p 2 /dev/sg3</code>.</p>`; raw HTML escaped, links
     only to http(s) or a path of the service. Remediations repeat: the answers are kept."""
-    return _PARSER.render(text).strip()
+    rendered: str = _PARSER.render(text)
+    return rendered.strip()
 
 
 def markdown_plain(text: str) -> str:

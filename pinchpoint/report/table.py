@@ -49,7 +49,7 @@ def _finding(finding: Finding, style: str) -> Table:
     body.append("\nfix: ", style="green")
     body.append_text(markdown_rich(finding.remediation))
     if finding.related:
-        body.append("\nrelated: ", style="dim")
+        body.append("\nfolded in (same cause, evidence above): ", style="dim")
         body.append(", ".join(finding.related), style="dim")
     if finding.muted is not None:
         body.append(f"\n{mute_text(finding.muted)}", style="magenta")

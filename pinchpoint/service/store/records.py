@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Generic, Literal, TypeVar
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from pydantic import BaseModel, Field, computed_field
 
@@ -113,27 +113,34 @@ class MuteRecord(BaseModel):
 
 
 class RelatedFinding(BaseModel):
-    """A finding folded into another because they share a cause, as a link: its id, and where
-    the view (`href`) and the API (`api`) show it."""
+    """A finding folded into this one because they share a cause (`Finding.related`: the
+    symptom, e.g. the latency of a single-pathed JBOD), as links: the view's page that shows
+    what it measured (`href`) and the API's account of its rule (`rule_href`). Its evidence is
+    already in the cause's, so it has no findings entry of its own."""
 
     id: str  # "<rule>@<entity id>"
     rule: str
     entity_id: str
-    href: str  # the findings page filtered to it, any state
-    api: str  # GET this for its record
+    href: str  # the view's page of what it measured: latency page, enclosure page or topology
+    rule_href: str  # GET /v1/rules/<rule>: what the rule finds, its thresholds and fix
 
     @classmethod
     def of(cls, finding_id: str) -> RelatedFinding:
-        """The link of the finding `finding_id` ("<rule>@<entity id>": rule ids hold no `@`)."""
+        """The links of the finding `finding_id` ("<rule>@<entity id>": rule ids hold no `@`)."""
         rule, _, entity_id = finding_id.partition("@")
-        query = urlencode({"state": "", "rule": rule, "entity": entity_id})
-        api_query = urlencode({"rule": rule, "entity": entity_id})
+        category = rule.split(".", 1)[0]
+        if category in ("latency", "queue"):
+            href = f"/latency?{urlencode({'entity': entity_id})}"
+        elif entity_id.startswith("enclosure:"):
+            href = f"/enclosures/{quote(entity_id, safe='')}"
+        else:
+            href = "/topology"
         return cls(
             id=finding_id,
             rule=rule,
             entity_id=entity_id,
-            href=f"/findings?{query}",
-            api=f"/v1/findings?{api_query}",
+            href=href,
+            rule_href=f"/v1/rules/{quote(rule, safe='')}",
         )
 
 
@@ -166,7 +173,8 @@ class FindingRecord(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def related_findings(self) -> list[RelatedFinding]:
-        """`finding.related` (finding ids) as links to the view and the API."""
+        """`finding.related` (the ids of findings folded into this one) as links to the view
+        and the API."""
         return [RelatedFinding.of(finding_id) for finding_id in self.finding.related]
 
 

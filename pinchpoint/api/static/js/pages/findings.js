@@ -79,17 +79,21 @@ function findingItem(record, titles, reload, open) {
       titles.get(record.rule) ? h("p", { class: "hint" }, titles.get(record.rule)) : null,
       f.evidence.map(evidence),
       h("div", { class: "remedy" }, h("strong", {}, "Fix: "), markdownNodes(record.remediation_html)),
-      record.related_findings?.length ? relatedLinks(record.related_findings) : null,
+      record.related_findings?.length ? relatedLinks(record) : null,
       record.mute ? muteInfo(record, reload) : muteForm(record, reload),
     ),
   );
   return details;
 }
 
-/** "Related: latency.group.outlier on JBOD-003, …", each a link to that finding. */
-function relatedLinks(related) {
-  const links = related.map((r, i) => [i ? ", " : "", h("a", { href: r.href, class: "related", dataset: { finding: r.id } }, `${r.rule} on ${r.entity_id}`)]);
-  return h("p", { class: "hint related-findings" }, "Related: ", links);
+/** "Folded in (same cause): latency.group.outlier on JBOD-003", each a link to the page that
+ *  shows what it measured (its evidence is already above). */
+function relatedLinks(record) {
+  const links = record.related_findings.map((r, i) => [
+    i ? ", " : "",
+    h("a", { href: r.href, class: "related", dataset: { finding: r.id } }, `${r.rule} on ${r.entity_id === record.entity.id ? record.entity.name : r.entity_id}`),
+  ]);
+  return h("p", { class: "hint related-findings" }, "Folded in (same cause): ", links);
 }
 
 function evidence(item) {

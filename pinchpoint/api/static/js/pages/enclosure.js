@@ -3,7 +3,7 @@
 // fans and sensors (SES elements, with their own limits), and the locate LEDs.
 
 import { api } from "../api.js";
-import { mbS } from "../units.js";
+import { mbS, plural } from "../units.js";
 import { badge, bytes, enclosureHref, fill, h, ms, none, number, say, slot, table } from "../dom.js";
 
 export async function render(root, { params, navigate }) {
@@ -287,7 +287,7 @@ function drawDisks(element, bays, m) {
         { label: "p99", num: true, value: (b) => ms(b.slot.figures?.p99_ms) },
       ],
       rows,
-      { rowAttrs: (b) => ({ dataset: { disk: b.slot.disk_id, paths: b.slot.hba_ports } }), caption: `${rows.length} disks in ${m.name}` },
+      { rowAttrs: (b) => ({ dataset: { disk: b.slot.disk_id, paths: b.slot.hba_ports } }), caption: `${plural(rows.length, "disk")} in ${m.name}` },
     ),
   );
 }

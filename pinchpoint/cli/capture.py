@@ -55,7 +55,7 @@ def capture_command(
                 record_s=record_seconds,
             )
     except FileExistsError as err:
-        raise fail(f"{err}; choose a new path") from None
+        raise fail(f"{err} — choose a new path") from None
     fabric = result.inventory.sas
     output_console().print(
         f"snapshot written to [bold]{data(result.path)}[/]: {plural(len(fabric.hbas), 'SAS HBA')}, "

@@ -112,7 +112,9 @@ def _write(report: Report, form: ReportFormat, output: Path | None) -> None:
         try:
             output.write_text(report_text(report, form), encoding="utf-8")
         except OSError as err:
-            raise fail(f"{output}: cannot write the report: {err.strerror or err}") from None
+            raise fail(
+                f"{output}: cannot write the report: {err.strerror or err} — choose a writable path"
+            ) from None
         errors.print(f"report written to {output}", highlight=False)
     elif form is ReportFormat.TABLE:
         from pinchpoint.report.table import report_view

@@ -87,7 +87,7 @@ def show(
     """
     chosen = "json" if as_json else output_format
     if chosen not in ("table", "json"):
-        raise fail(f"--format {output_format}: use table or json")
+        raise fail(f"--format {output_format}: not a format here — use table or json")
     facts = effective_configuration(config_file)
     console = output_console()
     if chosen == "json":

@@ -140,9 +140,9 @@ def serve_command(
     if demo and snapshot is not None:
         raise fail("--demo and --snapshot exclude each other — give one of them")
     if log_format not in LOG_FORMATS:
-        raise fail(f"--log-format {log_format}: use {' or '.join(LOG_FORMATS)}")
+        raise fail(f"--log-format {log_format}: unknown — use {' or '.join(LOG_FORMATS)}")
     if log_level.lower() not in ("debug", "info", "warning", "error", "critical"):
-        raise fail(f"--log-level {log_level}: use debug, info, warning or error")
+        raise fail(f"--log-level {log_level}: unknown — use debug, info, warning or error")
     target = TargetKind.DEMO if demo else TargetKind.SNAPSHOT if snapshot else None
     try:
         settings = load_settings(
@@ -171,7 +171,7 @@ def serve_command(
         why = err.strerror or str(err)
         raise fail(
             f"cannot listen on {settings.listen}:{settings.port}: {why}: another pinchpoint "
-            "serve (or another program) holds it; stop it or choose another --port"
+            "serve (or another program) holds it — stop it or choose another --port"
         ) from None
     try:
         written = ensure_tokens(settings)

@@ -8,6 +8,7 @@ from pydantic import BaseModel
 from pinchpoint.api.auth import ReadAccess, ServiceDep
 from pinchpoint.api.problems import ProblemError
 from pinchpoint.model.findings import Severity
+from pinchpoint.report.markup import markdown_html
 from pinchpoint.rules.base import Rule, ThresholdValue
 from pinchpoint.rules.catalog import CATALOG, rule_by_id
 from pinchpoint.rules.config import Config, ConfigError
@@ -32,7 +33,8 @@ class RuleDoc(BaseModel):
     severity: Severity  # in force
     enabled: bool
     inputs: str
-    remediation: str
+    remediation: str  # Markdown
+    remediation_html: str  # … rendered, raw HTML escaped (`report/markup.py`)
     thresholds: list[ThresholdDoc]
     overrides: dict[str, dict[str, ThresholdValue]]
     doc: str  # Markdown: what it finds and why
@@ -57,6 +59,7 @@ def _doc(rule: Rule, config: Config, with_markdown: bool = False) -> RuleDoc:
         enabled=settings.enabled,
         inputs=inputs_text(rule),
         remediation=rule.remediation,
+        remediation_html=markdown_html(rule.remediation),
         thresholds=[
             ThresholdDoc(
                 name=name,

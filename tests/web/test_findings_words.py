@@ -104,3 +104,4 @@ def test_the_api_gives_each_related_finding_an_id_and_links(web_server: Server) 
         assert related["href"].startswith("/latency?entity=")
         rule = client.get(related["rule_href"])
     assert rule.status_code == 200 and rule.json()["id"] == "latency.group.outlier"
+    assert "<code>pinchpoint inventory</code>" in rule.json()["remediation_html"]

@@ -1,9 +1,11 @@
 """Every error of the `pinchpoint` command as one line on stderr and exit 2:
 `pinchpoint: error: <what> (<where>) — <what to do>`, never a traceback.
 
-The command group (`PinchpointGroup`, the app's `cls`) runs each command under `explain`: errors
-of known kinds say what went wrong where and what to do; anything else is one line saying it is
-unexpected and how to see the traceback (`PINCHPOINT_DEBUG=1`, which lets the exception through).
+The command group (`PinchpointGroup`, the app's `cls`) says click's usage errors (unknown
+option, bad value, missing argument) in the same one line, and runs each command under
+`explain`: errors of known kinds say what went wrong where and what to do (`_ADVICE`, by error
+class); anything else is one line saying it is unexpected and how to see the traceback
+(`PINCHPOINT_DEBUG=1`, which lets the exception through).
 """
 
 from __future__ import annotations

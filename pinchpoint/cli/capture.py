@@ -13,6 +13,7 @@ import typer
 from pinchpoint.cli.console import data, fail, output_console, progress_bar, progress_reporter
 from pinchpoint.cli.examples import examples_epilog
 from pinchpoint.cli.options import JsonOption, chosen_format, format_option
+from pinchpoint.plurals import plural
 from pinchpoint.report import ReportFormat
 
 
@@ -68,7 +69,7 @@ def capture_command(
                 record_s=record_seconds,
             )
     except FileExistsError as err:
-        raise fail(f"{err}; choose a new path") from None
+        raise fail(f"{err} — choose a new path") from None
     fabric = result.inventory.sas
     if chosen is ReportFormat.JSON:
         from pinchpoint.text import json_printable
@@ -83,9 +84,9 @@ def capture_command(
         sys.stdout.write(json_printable(json.dumps(written, ensure_ascii=False)) + "\n")
         return
     output_console().print(
-        f"snapshot written to [bold]{data(result.path)}[/]: {len(fabric.hbas)} SAS HBAs, "
-        f"{len(fabric.enclosures)} enclosures, {fabric.path_count} disk paths, "
-        f"{len(result.inventory.problems)} parts not collected"
+        f"snapshot written to [bold]{data(result.path)}[/]: {plural(len(fabric.hbas), 'SAS HBA')}, "
+        f"{plural(len(fabric.enclosures), 'enclosure')}, {plural(fabric.path_count, 'disk path')}, "
+        f"{plural(len(result.inventory.problems), 'part')} not collected"
     )
 
 

@@ -26,6 +26,7 @@ from pinchpoint.cli.console import (
     progress_bar,
     progress_reporter,
 )
+from pinchpoint.cli.errors import exit_for, with_advice
 from pinchpoint.cli.examples import examples_epilog
 from pinchpoint.cli.options import (
     ConfigOption,
@@ -36,6 +37,8 @@ from pinchpoint.cli.options import (
     rules_config,
 )
 from pinchpoint.report import ReportFormat
+
+PREVIOUS_ADVICE = "give the snapshot directory or .tar.gz of the earlier capture"
 
 if TYPE_CHECKING:
     from pinchpoint.model.findings import Report
@@ -74,7 +77,7 @@ def previous_inventory(path: Path) -> Inventory:
         with open_source(path) as (source, kind):
             return collect_inventory(source, kind=kind)
     except (FileNotFoundError, ValueError) as err:
-        raise fail(f"--previous: {located(path, str(err))}") from None
+        raise fail(with_advice(f"--previous: {located(path, str(err))}", PREVIOUS_ADVICE)) from None
 
 
 def check_host(
@@ -117,7 +120,9 @@ def _write(report: Report, form: ReportFormat, output: Path | None) -> None:
         try:
             output.write_text(report_text(report, form), encoding="utf-8")
         except OSError as err:
-            raise fail(f"{output}: cannot write the report: {err.strerror or err}") from None
+            raise fail(
+                f"{output}: cannot write the report: {err.strerror or err} — choose a writable path"
+            ) from None
         errors.print(f"report written to {output}", highlight=False)
     elif form is ReportFormat.TABLE:
         from pinchpoint.report.table import report_view
@@ -141,7 +146,7 @@ def _push(url: str, checkup: Checkup) -> None:
             url, SecretStr(token) if token else None, checkup.report, checkup.inventory
         )
     except PushError as err:
-        raise fail(str(err)) from None
+        raise exit_for(err) from None
     errors.print(f"report pushed to {url} (stored as report {stored})", highlight=False)
 
 
@@ -203,14 +208,14 @@ def check_command(
 
     chosen = chosen_format(form, as_json)
     if snapshot is not None and demo:
-        raise fail("--snapshot and --demo exclude each other")
+        raise fail("--snapshot and --demo exclude each other — give one of them")
     if not seconds > 0:
-        raise fail(f"--seconds must be above 0, not {seconds}")
+        raise fail(f"--seconds must be above 0, not {seconds} — give a number of seconds above 0")
     config = rules_config(config_file, CATALOG)
     # any other error is one line and exit 2 (not Python's 1, which means "findings"):
     # `cli.errors.PinchpointGroup`
     if record and (snapshot is not None or demo):
-        raise fail("--record records this host: not with --snapshot or --demo")
+        raise fail("--record records this host: not with --snapshot or --demo — leave those out")
     checkup = check_host(snapshot, demo, config, seconds, CATALOG, previous, record)
     report = checkup.report
     _write(report, chosen, output)

@@ -10,7 +10,8 @@ from typing import Annotated, Any
 
 import typer
 
-from pinchpoint.cli.console import fail, output_console
+from pinchpoint.cli.console import output_console
+from pinchpoint.cli.errors import exit_for
 from pinchpoint.cli.examples import examples_epilog
 from pinchpoint.cli.options import ConfigOption, JsonOption, chosen_format, format_option
 from pinchpoint.report import ReportFormat
@@ -43,7 +44,7 @@ def effective_configuration(config_file: Path | None) -> dict[str, Any]:
         settings, origins, choice = explained_settings(config_file)
         rules = load_config(settings.config_file, CATALOG)
     except (SettingsError, ConfigError) as err:
-        raise fail(str(err)) from None
+        raise exit_for(err) from None
     values = settings.model_dump(mode="json")
     for name in ("read_token", "admin_token", "push_token"):
         if values.get(name) is not None:

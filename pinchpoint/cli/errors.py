@@ -1,22 +1,25 @@
 """Every error of the `pinchpoint` command as one line on stderr and exit 2:
 `pinchpoint: error: <what> (<where>) — <what to do>`, never a traceback.
 
-The command group (`PinchpointGroup`, the app's `cls`) runs each command under `explain`: errors
-of known kinds say what went wrong where and what to do; anything else is one line saying it is
-unexpected and how to see the traceback (`PINCHPOINT_DEBUG=1`, which lets the exception through).
+The command group (`PinchpointGroup`, the app's `cls`) says click's usage errors (unknown
+option, bad value, missing argument) in the same one line, and runs each command under
+`explain`: errors of known kinds say what went wrong where and what to do (`_ADVICE`, by error
+class); anything else is one line saying it is unexpected and how to see the traceback
+(`PINCHPOINT_DEBUG=1`, which lets the exception through).
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import sys
 from typing import Any
 
 import typer
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
-from pinchpoint.cli.console import fail
+from pinchpoint.cli.console import error_line, errors, fail
 
 DEBUG_VARIABLE = "PINCHPOINT_DEBUG"
 
@@ -35,7 +38,36 @@ _OS_ADVICE = {
 }
 
 
+# What to do about the project's errors, by their class (a message that already says what to
+# do, after ` — `, keeps its own advice).
+_ADVICE = {
+    "ConfigError": "correct the file (`pinchpoint explain RULE` lists a rule's keys) and run again",
+    "SettingsError": "correct the setting (`pinchpoint config show` lists them) and run again",
+    "StatsImportError": "give zpool iostat -w or -l, iostat -x (text or JSON), fio JSON or a "
+    "PerfMon CSV, or --kind to say which",
+    "NotASnapshotError": "give a directory or .tar.gz that `pinchpoint capture` wrote",
+    "ArchiveRejected": "give a .tar.gz that `pinchpoint capture --tar` wrote",
+    "SpecError": "correct the spec (docs/simulator.md)",
+    "PushError": "check the URL, the token and that the service runs",
+}
+
+
+def with_advice(message: str, advice: str) -> str:
+    """`message — advice`, unless the message already says what to do."""
+    return message if " — " in message else f"{message} — {advice}"
+
+
+def _advice_for(err: BaseException) -> str | None:
+    for kind in type(err).__mro__:
+        if kind.__name__ in _ADVICE and kind.__module__.startswith("pinchpoint."):
+            return _ADVICE[kind.__name__]
+    return None
+
+
 def _os_error_line(err: OSError) -> str:
+    if err.strerror is None and err.errno is None and err.args:
+        # raised with a message of ours (`no snapshot at /x`): it names the path already
+        return with_advice(str(err), _OS_ADVICE.get(errno.ENOENT, "check the path"))
     what = (err.strerror or type(err).__name__).lower()
     where = err.filename if err.filename is not None else None
     advice = _OS_ADVICE.get(err.errno or 0, "check the path and its permissions")
@@ -50,6 +82,9 @@ def error_message(err: BaseException) -> str:
 
     if isinstance(err, SourceError):
         return f"{err.reason} ({err.path}) — check the path, or run as root on a live host"
+    advice = _advice_for(err)
+    if advice is not None:
+        return with_advice(" ".join(str(err).split()), advice)
     if isinstance(err, OSError):
         return _os_error_line(err)
     if isinstance(err, UnicodeError):
@@ -67,8 +102,40 @@ def error_message(err: BaseException) -> str:
     )
 
 
+def usage_message(err: TyperException) -> str:
+    """A usage error (unknown option, bad value, missing argument) as the one line every error
+    is: `No such option: --formt (pinchpoint check) — see pinchpoint check --help`."""
+    format_message = getattr(err, "format_message", None)
+    what = " ".join((format_message() if callable(format_message) else str(err)).split())
+    what = what.replace("Value error, ", "").rstrip(".")  # pydantic's prefix, click's full stop
+    context = getattr(err, "ctx", None)
+    command = context.command_path if context is not None else "pinchpoint"
+    return f"{what} ({command}) — see {command} --help"
+
+
 class PinchpointGroup(TyperGroup):
     """The `pinchpoint` command group: a command's error is one line and exit 2."""
+
+    def main(  # type: ignore[override]  # the same parameters, passed on by name
+        self,
+        args: Any = None,
+        prog_name: str | None = None,
+        standalone_mode: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        """Click's and Typer's own errors (usage, bad values) as one line on stderr and exit 2,
+        not a framed panel; the rest as Typer runs it."""
+        if not standalone_mode:
+            return super().main(args, prog_name, standalone_mode=False, **kwargs)
+        try:
+            result = super().main(args, prog_name, standalone_mode=False, **kwargs)
+        except TyperException as err:  # click's errors: usage, a bad value, a missing argument
+            errors.print(error_line(usage_message(err)), soft_wrap=True)
+            sys.exit(getattr(err, "exit_code", 2))
+        except typer.Abort:
+            errors.print(error_line("aborted"), soft_wrap=True)
+            sys.exit(1)
+        sys.exit(result if isinstance(result, int) else 0)
 
     def invoke(self, ctx: Any) -> Any:  # typer's vendored click.Context
         try:

@@ -20,7 +20,9 @@ from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.network import Nic
 from pinchpoint.model.pcie import PcieLink
 from pinchpoint.naming import controller_name
+from pinchpoint.plurals import plural
 from pinchpoint.stats.block_disks import other_disks
+from pinchpoint.units import gbps_text, link_speed_text
 
 WARN = "▲"
 
@@ -30,16 +32,6 @@ def _table(title: str, *columns: str) -> Table:
     for column in columns:
         table.add_column(column)
     return table
-
-
-def _mbps(value: int | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value // 1000}G" if value >= 1000 and value % 1000 == 0 else f"{value}M"
-
-
-def _gbps(value: float | None) -> str:
-    return "—" if value is None else f"{value:g}G"
 
 
 def link_words(speed_gts: float | None, width: int | None) -> str:
@@ -151,7 +143,7 @@ def network_table(inventory: Inventory) -> Table | None:
         "errors since boot",
     )
     for nic in nics:
-        runs = Text(_mbps(nic.speed_mbps))
+        runs = Text(link_speed_text(nic.speed_mbps))
         best = nic.max_common_speed_mbps or nic.max_supported_speed_mbps
         if nic.speed_mbps is not None and best is not None and nic.speed_mbps < best:
             runs.append(f" {WARN}", style="yellow")
@@ -161,8 +153,8 @@ def network_table(inventory: Inventory) -> Table | None:
             nic.pci_address or "—",
             f"{nic.operstate or '?'}{'' if nic.carrier is not False else ', no carrier'}",
             runs,
-            _mbps(nic.max_common_speed_mbps),
-            _mbps(nic.max_supported_speed_mbps),
+            link_speed_text(nic.max_common_speed_mbps),
+            link_speed_text(nic.max_supported_speed_mbps),
             nic.bond or "",
             nic_errors_text(nic),
         )
@@ -174,7 +166,7 @@ def network_table(inventory: Inventory) -> Table | None:
             f"bond {bond.mode.value if bond.mode else '?'}",
             "",
             bond.mii_status or bond.operstate or "?",
-            _mbps(bond.speed_mbps),
+            link_speed_text(bond.speed_mbps),
             "",
             "",
             f"{up} of {len(bond.members)} members up"
@@ -189,7 +181,7 @@ def fc_table(inventory: Inventory) -> Table | None:
     if not fc.ports:
         return None
     table = _table(
-        f"Fibre Channel: {fc.adapter_count} adapters ({fc.card_count} cards), "
+        f"Fibre Channel: {plural(fc.adapter_count, 'adapter')} ({plural(fc.card_count, 'card')}), "
         f"{fc.ports_online} of {len(fc.ports)} ports online",
         "port",
         "WWPN",
@@ -201,7 +193,7 @@ def fc_table(inventory: Inventory) -> Table | None:
         "link errors",
     )
     for port in fc.ports:
-        speed = Text(_gbps(port.speed_gbps))
+        speed = Text(gbps_text(port.speed_gbps))
         best = port.max_supported_gbps
         if port.speed_gbps is not None and best is not None and port.speed_gbps < best:
             speed.append(f" {WARN}", style="yellow")
@@ -210,7 +202,7 @@ def fc_table(inventory: Inventory) -> Table | None:
             port.port_name or "—",
             port.port_state or "—",
             speed,
-            _gbps(best),
+            gbps_text(best),
             port.pci_address or "—",
             str(len(port.luns)),
             fc_errors_text(port),

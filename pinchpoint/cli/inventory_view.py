@@ -20,24 +20,22 @@ from pinchpoint.model.findings import Severity
 from pinchpoint.model.inventory import Inventory, SourceKind
 from pinchpoint.model.sas import Disk, Enclosure, EnclosureElement, Hba, HbaPort, Phy, SasFabric
 from pinchpoint.naming import disk_slot_name, element_name, hba_port_name, slot_name
+from pinchpoint.plurals import plural
 from pinchpoint.stats.enclosure_elements import element_troubles, elements_summary
 from pinchpoint.stats.sas_phys import phy_downgrade
+from pinchpoint.units import gbps_text
 
 OK = "✔"
 SHORT = "✖"
 WARN = "▲"
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
-
-
 def _rate(value: float | None) -> str:
-    return "no link" if value is None else f"{value:g}G"
+    return "no link" if value is None else gbps_text(value)
 
 
 def phy_rates(phys: Iterable[Phy]) -> str:
-    """`4×12G` when all phys agree, else each phy: `8:12G 9:6G 10:no link`."""
+    """`4×12 Gb/s` when all phys agree, else each phy: `8:12 Gb/s 9:6 Gb/s 10:no link`."""
     listed = list(phys)
     if not listed:
         return "no phys"
@@ -112,18 +110,18 @@ def disk_path_summary(disks: list[Disk]) -> str:
     counts = Counter(d.hba_ports for d in disks)
     if len(counts) == 1:
         (paths,) = counts
-        return f"{len(disks)} disks, {paths} path{'s' if paths != 1 else ''} each"
+        return f"{plural(len(disks), 'disk')}, {plural(paths, 'path')} each"
     common = counts.most_common(1)[0][0]
     parts = []
     for paths, count in sorted(counts.items(), reverse=True):
-        text = f"{count} × {paths} path{'s' if paths != 1 else ''}"
+        text = f"{count} × {plural(paths, 'path')}"
         if paths != common:
             slots = sorted(d.slot for d in disks if d.hba_ports == paths and d.slot is not None)
             if slots:
                 text += f" (slot{'s' if len(slots) > 1 else ''} {', '.join(map(str, slots[:12]))}"
                 text += "…)" if len(slots) > 12 else ")"
         parts.append(text)
-    return f"{len(disks)} disks: " + ", ".join(parts)
+    return f"{plural(len(disks), 'disk')}: " + ", ".join(parts)
 
 
 def enclosure_label(enc: Enclosure, disks: list[Disk], position: int | None = None) -> Text:
@@ -193,7 +191,7 @@ def fabric_tree(inventory: Inventory) -> Tree:
                     )
                 )
             for branch in branches:
-                chain_node = parent.add(Text(f"chain of {_plural(len(branch), 'enclosure')}"))
+                chain_node = parent.add(Text(f"chain of {plural(len(branch), 'enclosure')}"))
                 for position, enc_id in enumerate(branch, start=1):
                     enc = enclosures.get(enc_id)
                     if enc is not None:

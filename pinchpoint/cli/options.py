@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from pinchpoint.cli.console import fail
+from pinchpoint.cli.errors import exit_for
 from pinchpoint.report import ReportFormat
 
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ def rules_config(path: Path | None, catalog: tuple[Rule, ...]) -> Config:
     try:
         return load_config(path, catalog)
     except ConfigError as err:
-        raise fail(str(err)) from None
+        raise exit_for(err) from None
 
 
 @contextmanager
@@ -96,10 +97,10 @@ def host_source(snapshot: Path | None, demo: bool) -> Iterator[tuple[Source, Sou
     from pinchpoint.checks.source.choose import open_source
 
     if snapshot is not None and demo:
-        raise fail("--snapshot and --demo exclude each other")
+        raise fail("--snapshot and --demo exclude each other — give one of them")
     with ExitStack() as stack:
         try:
             opened = stack.enter_context(open_source(snapshot, demo=demo))
         except (FileNotFoundError, ValueError) as err:
-            raise fail(str(err)) from None
+            raise exit_for(err) from None
         yield opened

@@ -104,7 +104,7 @@ def explain_command(
     if rule is None:
         matches = close_matches(rule_id, [r.id for r in CATALOG])
         hint = f"; did you mean {', '.join(matches)}?" if matches else ""
-        raise fail(f"no rule {rule_id!r}{hint} (`pinchpoint rules` lists them)")
+        raise fail(f"no rule {rule_id!r}{hint} — `pinchpoint rules` lists them")
     config = rules_config(config_file, CATALOG)
     if chosen is ReportFormat.JSON:
         _write_json(_docs_json([rule_doc(rule, config, with_markdown=True)])[0])

@@ -14,7 +14,7 @@ from typing import Annotated, Protocol
 import typer
 
 from pinchpoint.cli.console import data, errors, fail
-from pinchpoint.cli.errors import error_message
+from pinchpoint.cli.errors import error_message, exit_for
 from pinchpoint.cli.examples import examples_epilog
 
 LISTEN_BACKLOG = 2048  # uvicorn's default
@@ -139,11 +139,11 @@ def serve_command(
     from pinchpoint.text import LOG_FORMATS, configure_logging
 
     if demo and snapshot is not None:
-        raise fail("--demo and --snapshot exclude each other")
+        raise fail("--demo and --snapshot exclude each other — give one of them")
     if log_format not in LOG_FORMATS:
-        raise fail(f"--log-format {log_format}: use {' or '.join(LOG_FORMATS)}")
+        raise fail(f"--log-format {log_format}: unknown — use {' or '.join(LOG_FORMATS)}")
     if log_level.lower() not in ("debug", "info", "warning", "error", "critical"):
-        raise fail(f"--log-level {log_level}: use debug, info, warning or error")
+        raise fail(f"--log-level {log_level}: unknown — use debug, info, warning or error")
     target = TargetKind.DEMO if demo else TargetKind.SNAPSHOT if snapshot else None
     try:
         settings = load_settings(
@@ -161,7 +161,7 @@ def serve_command(
             allowed_hosts=allowed_hosts or None,
         )
     except SettingsError as err:
-        raise fail(str(err)) from None
+        raise exit_for(err) from None
     configure_logging(log_level, log_format=log_format)
     say = announcer(log_format)
     if settings.open_reads_on_loopback and not settings.on_loopback:
@@ -172,7 +172,7 @@ def serve_command(
         why = err.strerror or str(err)
         raise fail(
             f"cannot listen on {settings.listen}:{settings.port}: {why}: another pinchpoint "
-            "serve (or another program) holds it; stop it or choose another --port"
+            "serve (or another program) holds it — stop it or choose another --port"
         ) from None
     try:
         written = ensure_tokens(settings)

@@ -43,13 +43,16 @@ def simulate_command(
                 host, out, overwrite=overwrite, progress=progress_reporter(progress, task)
             )
     except FileNotFoundError as err:
-        raise fail(f"no such spec file: {err.filename or spec}") from None
+        raise fail(
+            f"no such spec file: {err.filename or spec} — check the path "
+            "(pinchpoint/simulator/specs/ holds examples)"
+        ) from None
     except FileExistsError as err:
-        raise fail(f"{err}; pass --overwrite to replace it") from None
+        raise fail(f"{err} — pass --overwrite to replace it, or choose a new --out") from None
     except SpecError as err:  # its message names the file
         raise fail(f"{err} — correct the spec (docs/simulator.md)") from None
     except (ValidationError, ValueError) as err:
-        raise fail(f"{spec}: {err}") from None
+        raise fail(f"{spec}: {err} — correct the spec (docs/simulator.md)") from None
     if chosen is ReportFormat.JSON:
         from pinchpoint.text import json_printable
 

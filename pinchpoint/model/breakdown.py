@@ -62,7 +62,7 @@ class GroupFigures(BaseModel):
     member_ids: list[str] = Field(default_factory=list)
     read_iops: float = 0.0
     write_iops: float = 0.0
-    read_mb_s: float = 0.0  # MB = 1024 kB, as `iostat -m`
+    read_mb_s: float = 0.0  # MB/s in SI (10⁶ bytes, as `iostat --si` and every view say MB)
     write_mb_s: float = 0.0
     queue_per_member: float | None = None
     queue_vs_peers: float | None = None  # queue_per_member ÷ the median of its level

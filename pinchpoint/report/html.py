@@ -4,7 +4,9 @@ and by word, so it reads on a monochrome printout too."""
 from __future__ import annotations
 
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
 
+from pinchpoint.markup import markdown_html
 from pinchpoint.model.findings import Report
 from pinchpoint.report.words import (
     by_severity,
@@ -13,6 +15,7 @@ from pinchpoint.report.words import (
     latency_line,
     mute_text,
     muted,
+    names_entity,
     simulated_line,
     status_line,
 )
@@ -27,6 +30,8 @@ def _environment() -> Environment:
     )
     environment.filters["fact"] = fact_text
     environment.filters["mute"] = mute_text
+    environment.filters["names_entity"] = names_entity
+    environment.filters["markdown"] = lambda text: Markup(markdown_html(text))
     return environment
 
 

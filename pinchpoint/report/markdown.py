@@ -7,6 +7,7 @@ from pinchpoint.model.findings import Finding, Report
 from pinchpoint.report.words import (
     by_severity,
     fact_text,
+    headline,
     host_name,
     latency_line,
     mute_text,
@@ -23,7 +24,7 @@ def _cell(text: str) -> str:
 
 def _finding(finding: Finding) -> list[str]:
     lines = [
-        f"### {finding.severity.value.upper()}: {finding.entity.name} — {finding.title}",
+        f"### {finding.severity.value.upper()}: {headline(finding)}",
         "",
         f"Rule `{finding.rule}` on `{finding.entity.id}` ({finding.entity.kind.value}).",
         "",
@@ -36,6 +37,9 @@ def _finding(finding: Finding) -> list[str]:
     if finding.evidence:
         lines.append("")
     lines += [f"**Fix:** {finding.remediation}", ""]
+    if finding.related:
+        folded = ", ".join(f"`{other}`" for other in finding.related)
+        lines += [f"Folded in (same cause, evidence above): {folded}", ""]
     if finding.muted is not None:
         lines += [f"_{mute_text(finding.muted)}_", ""]
     return lines

@@ -9,6 +9,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from pinchpoint.markup import markdown_rich
 from pinchpoint.model.findings import Finding, Report, ReportStatus, Severity
 from pinchpoint.report.words import (
     by_severity,
@@ -17,6 +18,7 @@ from pinchpoint.report.words import (
     latency_line,
     mute_text,
     muted,
+    names_entity,
     simulated_line,
     status_line,
     verdict,
@@ -30,8 +32,11 @@ def _finding(finding: Finding, style: str) -> Table:
     """The finding's title line, its evidence (sentence, facts, peers) and its fix, indented
     under its severity so wrapped lines stay in their column."""
     body = Text()
-    body.append(finding.entity.name, style="bold")
-    body.append(f" — {finding.title}\n")
+    if names_entity(finding):
+        body.append(f"{finding.title}\n", style="bold")
+    else:
+        body.append(finding.entity.name, style="bold")
+        body.append(f" — {finding.title}\n")
     body.append(f"{finding.rule}  [{finding.entity.id}]", style="dim")
     for evidence in finding.evidence:
         body.append(f"\n• {evidence.summary}")
@@ -42,7 +47,10 @@ def _finding(finding: Finding, style: str) -> Table:
             peers = ", ".join(peer.name for peer in evidence.peers)
             body.append(f"\n  compared with: {peers}", style="dim")
     body.append("\nfix: ", style="green")
-    body.append(finding.remediation)
+    body.append_text(markdown_rich(finding.remediation))
+    if finding.related:
+        body.append("\nfolded in (same cause, evidence above): ", style="dim")
+        body.append(", ".join(finding.related), style="dim")
     if finding.muted is not None:
         body.append(f"\n{mute_text(finding.muted)}", style="magenta")
     grid = Table.grid(padding=(0, 1))

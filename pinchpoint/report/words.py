@@ -6,7 +6,9 @@ from collections.abc import Iterator
 
 from pinchpoint.model.findings import Fact, Finding, Mute, Report, ReportStatus, Severity
 from pinchpoint.model.inventory import SourceKind
+from pinchpoint.plurals import unit_for
 from pinchpoint.report.summary import findings_summary
+from pinchpoint.units import quantity_text
 
 SEVERITY_ORDER = (Severity.CRITICAL, Severity.WARNING, Severity.INFO)
 
@@ -26,11 +28,35 @@ def value_text(value: float | int | str | bool | None) -> str:
     return value
 
 
+def fact_value_text(fact: Fact) -> str:
+    """A fact's value with its unit, in the units every view uses: `262 I/Os`, `6.05 s` (a
+    latency in ms said by its magnitude), `1 HBA port`, `yes`."""
+    value = fact.value
+    if fact.unit and isinstance(value, int | float) and not isinstance(value, bool):
+        if fact.unit in ("ms", "µs", "MB/s", "Mb/s", "Gb/s"):
+            return quantity_text(float(value), fact.unit)
+        return f"{value_text(value)} {unit_for(value, fact.unit)}"
+    unit = f" {fact.unit}" if fact.unit else ""
+    return f"{value_text(value)}{unit}"
+
+
 def fact_text(fact: Fact) -> str:
     """`queue per disk: 262.1 I/Os (JBOD-003)`."""
-    unit = f" {fact.unit}" if fact.unit else ""
     whose = f" ({fact.entity.name})" if fact.entity is not None else ""
-    return f"{fact.name}: {value_text(fact.value)}{unit}{whose}"
+    return f"{fact.name}: {fact_value_text(fact)}{whose}"
+
+
+def names_entity(finding: Finding) -> bool:
+    """The title already names the finding's entity (`JBOD-003 has 1 of 2 SAS paths`): a view
+    shows the title alone, not `JBOD-003 — JBOD-003 has …`."""
+    name = finding.entity.name
+    return bool(name) and name in finding.title
+
+
+def headline(finding: Finding) -> str:
+    """`JBOD-003 has 1 of 2 SAS paths`, or `sdq — queue too deep` when the title does not
+    name the entity: every view's first line of a finding, the entity said once."""
+    return finding.title if names_entity(finding) else f"{finding.entity.name} — {finding.title}"
 
 
 def mute_text(mute: Mute) -> str:

@@ -52,6 +52,9 @@ SYSTEM_CONFIG = Path("/etc/pinchpoint") / CONFIG_FILE
 RESERVED_KEYS = ("enabled", "severity", "override")
 
 
+MISSING_FILE_ADVICE = "check the path, or leave --config out"
+
+
 class ConfigError(ValueError):
     """The config file cannot be used; the message names the file and the key."""
 
@@ -231,7 +234,7 @@ def load_config(path: Path | None, catalog: Iterable[Rule]) -> Config:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError(f"{path}: no such config file") from None
+        raise ConfigError(f"{path}: no such config file — {MISSING_FILE_ADVICE}") from None
     except OSError as err:
         raise ConfigError(f"{path}: cannot be read: {(err.strerror or str(err)).lower()}") from None
     except UnicodeDecodeError:

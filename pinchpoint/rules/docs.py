@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
+from pinchpoint.markup import markdown_html
 from pinchpoint.model.findings import Severity
 from pinchpoint.rules.base import Rule, ThresholdValue
 from pinchpoint.rules.config import Config
@@ -142,7 +143,8 @@ class RuleDoc(BaseModel):
     severity: Severity  # in force
     enabled: bool
     inputs: str
-    remediation: str
+    remediation: str  # Markdown
+    remediation_html: str  # … rendered, raw HTML escaped (`pinchpoint/markup.py`)
     thresholds: list[ThresholdDoc]
     overrides: dict[str, dict[str, ThresholdValue]]
     doc: str  # Markdown: what it finds and why
@@ -161,6 +163,7 @@ def rule_doc(rule: Rule, config: Config, with_markdown: bool = False) -> RuleDoc
         enabled=settings.enabled,
         inputs=inputs_text(rule),
         remediation=rule.remediation,
+        remediation_html=markdown_html(rule.remediation),
         thresholds=[
             ThresholdDoc(
                 name=name,

@@ -274,7 +274,9 @@ def _file_table(config_file: Path) -> dict[str, Any]:
     try:
         data = tomllib.loads(config_file.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise SettingsError(f"{config_file}: no such config file") from None
+        raise SettingsError(
+            f"{config_file}: no such config file — check the path, or leave --config out"
+        ) from None
     except OSError as err:
         why = (err.strerror or str(err)).lower()
         raise SettingsError(f"{config_file}: cannot be read: {why}") from None

@@ -63,9 +63,11 @@ from pinchpoint.naming import (
     multipath_lun_name,
 )
 from pinchpoint.performance import gc_paused
+from pinchpoint.plurals import plural
 from pinchpoint.stats.attach import AttachedKind, Attachment, DeviceRole, EntityIndex, wwid_key
 from pinchpoint.stats.block_disks import other_disks
 from pinchpoint.stats.links import LINK_LEVELS, network_breakdown
+from pinchpoint.units import KIB_PER_MB
 
 DEFAULT_SLOWER_THAN_S = 0.220  # the threshold of field case 1
 ALL_LEVELS = (
@@ -313,8 +315,8 @@ def _group(
         measured.add(attachment.entity_id)
         read_iops += load.rate(load.reads)
         write_iops += load.rate(load.writes)
-        read_mb_s += load.rate(load.read_kb) / 1024
-        write_mb_s += load.rate(load.write_kb) / 1024
+        read_mb_s += load.rate(load.read_kb) / KIB_PER_MB
+        write_mb_s += load.rate(load.write_kb) / KIB_PER_MB
         queue += load.rate(load.queue_s)
         ios += load.reads + load.writes
         waited_ms += load.read_wait_ms + load.write_wait_ms
@@ -533,7 +535,7 @@ class _Levels:
                     GroupLevel.CHAIN,
                     chain.id,
                     chain_name(chain, self.inventory),
-                    f"{chain.enclosure_count} enclosures, depth {chain.depth}",
+                    f"{plural(chain.enclosure_count, 'enclosure')}, depth {chain.depth}",
                     self.disks_through("hba_port_id", chain.hba_port_id),
                     self.routed("hba_port_id", chain.hba_port_id),
                 )
@@ -551,7 +553,7 @@ class _Levels:
                         GroupLevel.HBA_PORT,
                         port.id,
                         hba_port_name(hba, port),
-                        f"x{port.width}, {port.phys_up} phys up",
+                        f"x{port.width}, {plural(port.phys_up, 'phy')} up",
                         self.disks_through("hba_port_id", port.id),
                         self.routed("hba_port_id", port.id),
                     )
@@ -569,7 +571,7 @@ class _Levels:
                     GroupLevel.HBA,
                     hba.id,
                     hba.label,
-                    f"{hba.driver or 'driver ?'}, {len(hba.ports)} ports",
+                    f"{hba.driver or 'driver ?'}, {plural(len(hba.ports), 'port')}",
                     members,
                     self.routed("hba_id", hba.id),
                 )
@@ -644,7 +646,7 @@ class _Levels:
                     GroupLevel.FC_ADAPTER,
                     adapter.id,
                     f"{adapter.pci_address} {adapter.model or ''}".strip(),
-                    f"{adapter.driver or 'driver ?'}, {len(adapter.port_ids)} ports",
+                    f"{adapter.driver or 'driver ?'}, {plural(len(adapter.port_ids), 'port')}",
                     members,
                     devices,
                 )

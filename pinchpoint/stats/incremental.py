@@ -32,6 +32,7 @@ from pinchpoint.stats.aggregate import (
 from pinchpoint.stats.attach import Attachment
 from pinchpoint.stats.iostat import counter_load, interval_centiseconds
 from pinchpoint.stats.links import LINK_LEVELS
+from pinchpoint.units import KIB_PER_MB
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,8 +160,8 @@ def _add_device(
     writes = max(0.0, w_s) * s
     columns[0].append(reads / s)
     columns[1].append(writes / s)
-    columns[2].append(max(0.0, rkb_s) * s / s / 1024)
-    columns[3].append(max(0.0, wkb_s) * s / s / 1024)
+    columns[2].append(max(0.0, rkb_s) * s / s / KIB_PER_MB)
+    columns[3].append(max(0.0, wkb_s) * s / s / KIB_PER_MB)
     columns[4].append(max(0.0, aqu_sz) * s / s)
     columns[5].append(reads + writes)
     columns[6].append(max(0.0, r_await) * reads + max(0.0, w_await) * writes)
@@ -263,8 +264,8 @@ class TickAggregator:
             values = {
                 Metric.READ_IOPS: read_iops,
                 Metric.WRITE_IOPS: write_iops,
-                Metric.READ_KBPS: read_mb_s * 1024,
-                Metric.WRITE_KBPS: write_mb_s * 1024,
+                Metric.READ_KBPS: read_mb_s * KIB_PER_MB,
+                Metric.WRITE_KBPS: write_mb_s * KIB_PER_MB,
                 Metric.QUEUE: queue / group.measured,
             }
             if ios > 0:
@@ -299,8 +300,8 @@ def group_values(group: GroupFigures) -> dict[Metric, float]:
     values = {
         Metric.READ_IOPS: group.read_iops,
         Metric.WRITE_IOPS: group.write_iops,
-        Metric.READ_KBPS: group.read_mb_s * 1024,
-        Metric.WRITE_KBPS: group.write_mb_s * 1024,
+        Metric.READ_KBPS: group.read_mb_s * KIB_PER_MB,
+        Metric.WRITE_KBPS: group.write_mb_s * KIB_PER_MB,
     }
     if group.queue_per_member is not None:
         values[Metric.QUEUE] = group.queue_per_member

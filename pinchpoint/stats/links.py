@@ -21,6 +21,7 @@ from pinchpoint.model.breakdown import GroupLevel, LinkFigures, LinkLevelBreakdo
 from pinchpoint.model.network import Bond, Network, Nic
 from pinchpoint.model.stats import InterfaceFigures, NetDevInterval
 from pinchpoint.stats.netdev import utilisation_pct
+from pinchpoint.units import link_speed_text
 
 LINK_LEVELS = (GroupLevel.NIC, GroupLevel.BOND)
 LOOPBACK = "lo"  # not a link; the inventory leaves it out too
@@ -121,8 +122,8 @@ def _speed_text(speed: int | None, fastest: int | None) -> str:
     if speed is None:
         return "speed unknown"
     if fastest is not None and fastest != speed:
-        return f"{speed} of {fastest} Mb/s"
-    return f"{speed} Mb/s"
+        return f"{link_speed_text(speed)} of {link_speed_text(fastest)}"
+    return link_speed_text(speed)
 
 
 def nic_figures(nic: Nic, load: LinkLoad | None) -> LinkFigures:

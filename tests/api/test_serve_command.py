@@ -210,4 +210,4 @@ def test_serve_refuses_an_unknown_log_format(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 2
-    assert "--log-format xml: use text or json" in done.stderr
+    assert "--log-format xml: unknown — use text or json" in done.stderr

@@ -21,8 +21,8 @@ def test_inventory_of_a_snapshot_draws_the_fabric(procfs_snapshot: Path) -> None
     out = result.output
     assert "HBA 0000:03:00.0" in out
     assert "HBA 9400-8i8e" in out
-    assert "connector 2" in out and "4×12G" in out
-    assert "connector 3" in out and "4×6G" in out
+    assert "connector 2" in out and "4×12 Gb/s" in out
+    assert "connector 3" in out and "4×6 Gb/s" in out
     assert "chain of 1 enclosure" in out
     assert "paths 1/1" in out
     assert "SAS2X36" in out

@@ -124,7 +124,7 @@ def test_a_dual_pathed_disk_sums_its_paths_and_partitions_are_not_added() -> Non
     # sda: (100·10 + 300·30)/40 = 250 r/s; sdc the same; the partition sda1 adds nothing
     assert disk.read_iops == pytest.approx(500.0)
     assert disk.write_iops == pytest.approx(100.0)
-    assert disk.read_mb_s == pytest.approx(500.0 * 64 / 1024)
+    assert disk.read_mb_s == pytest.approx(500.0 * 64 * 1024 / 1e6)  # SI MB/s
     # aqu-sz: each path (2·10 + 4·30)/40 = 3.5, summed: 7 I/Os active or waiting on the disk
     assert disk.queue_per_member == pytest.approx(7.0)
     assert disk.await_ms == pytest.approx((4.0 * 500 + 8.0 * 100) / 600)

@@ -108,7 +108,7 @@ def test_a_bond_sums_its_members_and_the_slow_member_stands_out() -> None:
     assert (slow.share or 0.0) < 0.15 < 0.4 < (members["eno1"].share or 0.0)
     assert slow.errors_s == 0.5 and slow.drops_s == 0.25
     assert (members["eno1"].util_pct or 0.0) < 40
-    assert found["nic:eno3"].detail == "physical, 100 of 1000 Mb/s"
+    assert found["nic:eno3"].detail == "physical, 100 Mb/s of 1 Gb/s"
     assert found["nic:eno4"].bond is None and found["nic:eno1"].bond == "bond0"
 
 

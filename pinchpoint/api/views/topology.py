@@ -39,6 +39,7 @@ from pinchpoint.stats.enclosure_elements import (
     elements_summary,
 )
 from pinchpoint.stats.series import SeriesPoint, combine_into
+from pinchpoint.units import KIB_PER_MB
 
 if TYPE_CHECKING:
     from pinchpoint.service.runtime import Service
@@ -53,7 +54,7 @@ class Figures(BaseModel):
     disks: int  # disks under the node per the inventory
     measured: int = 0  # of those, disks with figures (a group's own series: all of them)
     iops: float | None = None
-    mb_s: float | None = None
+    mb_s: float | None = None  # read + write in MB/s, SI: 10⁶ bytes (docs/units.md)
     queue_per_disk: float | None = None  # I/Os active plus waiting per disk (aqu-sz)
     queued: float | None = None  # … summed over the node's disks
     latency_ms: float | None = None  # mean time per I/O
@@ -299,7 +300,7 @@ def figures_of(
         figures.iops = (reads or 0.0) + (writes or 0.0)
     read_kb, write_kb = values.get(Metric.READ_KBPS), values.get(Metric.WRITE_KBPS)
     if read_kb is not None or write_kb is not None:
-        figures.mb_s = ((read_kb or 0.0) + (write_kb or 0.0)) / 1024
+        figures.mb_s = ((read_kb or 0.0) + (write_kb or 0.0)) / KIB_PER_MB
     queue = values.get(Metric.QUEUE)
     if queue is not None:
         figures.queue_per_disk = queue

@@ -28,6 +28,7 @@ from pinchpoint.checks.source.sysfs import ProblemLog, SysfsReader
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.iscsi import IscsiDevice, IscsiInventory, IscsiSession
 from pinchpoint.model.problems import ProblemKind
+from pinchpoint.plurals import plural
 
 __all__ = ["collect_iscsi"]
 
@@ -151,8 +152,9 @@ def _collect(source: Source, log: ProblemLog) -> IscsiInventory:
                 PART,
                 SESSIONS,
                 ProblemKind.MISSING,
-                f"not collected: {SESSIONS} is absent although {len(hosts)} iSCSI host(s) are "
-                "listed (a snapshot captured before pinchpoint read iSCSI sessions)",
+                f"not collected: {SESSIONS} is absent although {plural(len(hosts), 'iSCSI host')} "
+                f"{'is' if len(hosts) == 1 else 'are'} listed (a snapshot captured before "
+                "pinchpoint read iSCSI sessions)",
             )
         return IscsiInventory()
     sessions = [s for n in names if (s := reader.session(n)) is not None]

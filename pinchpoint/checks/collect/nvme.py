@@ -34,6 +34,7 @@ from pinchpoint.model.nvme import (
     nvme_subsystem_id,
 )
 from pinchpoint.model.problems import ProblemKind
+from pinchpoint.plurals import plural
 
 __all__ = ["collect_nvme"]
 
@@ -177,9 +178,10 @@ def _collect(source: Source, log: ProblemLog) -> NvmeInventory:
                 PART,
                 SUBSYSTEMS,
                 ProblemKind.MISSING,
-                f"not collected: {SUBSYSTEMS} is absent although {len(controllers)} NVMe "
-                "controller(s) are listed (a snapshot captured before pinchpoint read NVMe "
-                "subsystems, or a kernel older than 4.15)",
+                f"not collected: {SUBSYSTEMS} is absent although "
+                f"{plural(len(controllers), 'NVMe controller')} "
+                f"{'is' if len(controllers) == 1 else 'are'} listed (a snapshot captured before "
+                "pinchpoint read NVMe subsystems, or a kernel older than 4.15)",
             )
         return NvmeInventory()
     subsystems = [s for n in names if (s := reader.subsystem(n)) is not None]

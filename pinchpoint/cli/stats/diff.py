@@ -18,10 +18,12 @@ from pinchpoint.checks.collect.diskstats import LiveSampler, read_sample_series
 from pinchpoint.checks.parse.diskstats import DISKSTATS
 from pinchpoint.checks.source import open_snapshot
 from pinchpoint.cli.console import fail, located, output_console
+from pinchpoint.cli.errors import with_advice
 from pinchpoint.cli.fitted import FittedTable
 from pinchpoint.cli.markdown import markdown_document
 from pinchpoint.model.problems import ProblemKind
 from pinchpoint.model.stats import DeviceFigures, DiskstatsSample, IntervalFigures
+from pinchpoint.plurals import plural
 from pinchpoint.report import ReportFormat
 from pinchpoint.stats.iostat import (
     busiest_devices,
@@ -58,13 +60,16 @@ _COLUMNS: tuple[tuple[str, str, str | None], ...] = (
 )
 
 
+SAMPLES_ADVICE = "give a snapshot `pinchpoint capture` wrote, or a directory holding proc/diskstats"
+
+
 @contextmanager
 def _failing_cleanly(path: Path) -> Iterator[None]:
     """Turn a path that is no snapshot into one clear line and exit code 2."""
     try:
         yield
     except (FileNotFoundError, ValueError) as err:
-        raise fail(located(path, str(err))) from None
+        raise fail(with_advice(located(path, str(err)), SAMPLES_ADVICE)) from None
 
 
 def _samples(path: Path) -> list[DiskstatsSample]:
@@ -79,7 +84,10 @@ def _samples(path: Path) -> list[DiskstatsSample]:
     ]
     if unreadable or not any(s.devices for s in samples):
         why = unreadable[0].reason if unreadable else "no usable line in proc/diskstats"
-        raise fail(f"{path}: not a snapshot or sample directory with proc/diskstats ({why})")
+        raise fail(
+            f"{path}: not a snapshot or sample directory with proc/diskstats ({why}) "
+            f"— {SAMPLES_ADVICE}"
+        )
     return samples
 
 
@@ -194,7 +202,7 @@ def watch_report(
     first = sampler.tick()
     unreadable = [p for p in first.problems if p.kind is not ProblemKind.GARBLED]
     if unreadable:
-        raise fail(unreadable[0].line())
+        raise fail(f"{unreadable[0].line()} — run on a Linux host with /proc mounted")
     start = time.monotonic()
     shown = 0
     live = (
@@ -216,7 +224,7 @@ def watch_report(
                 sys.stdout.flush()
                 continue
             which = "all" if everything else "busiest of"
-            title = f"{time.strftime('%H:%M:%S')} — {which} {len(after.names)} devices"
+            title = f"{time.strftime('%H:%M:%S')} — {which} {plural(len(after.names), 'device')}"
             report = _watch_report(figures, title)
             if live is not None:
                 live.update(report, refresh=True)

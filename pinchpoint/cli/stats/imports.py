@@ -10,13 +10,15 @@ from rich.text import Text
 
 from pinchpoint.checks.collect.imports import import_stats
 from pinchpoint.checks.parse.importers import StatsImportError
-from pinchpoint.cli.console import fail, output_console
+from pinchpoint.cli.console import output_console
+from pinchpoint.cli.errors import exit_for
 from pinchpoint.cli.fitted import FittedTable
 from pinchpoint.cli.markdown import markdown_document
 from pinchpoint.model.histogram import LatencyHistogram
 from pinchpoint.model.stats import EntityStats, ImportedStats, ImportKind, Metric
 from pinchpoint.report import ReportFormat
 from pinchpoint.text import json_printable
+from pinchpoint.units import latency_text
 
 __all__ = []
 
@@ -28,10 +30,6 @@ KEY_METRICS = (
     Metric.QUEUE,
     Metric.UTIL_PCT,
 )
-
-
-def _ms(seconds: float | None) -> str:
-    return "—" if seconds is None else f"{seconds * 1000:.3g} ms"
 
 
 def _span(entity: EntityStats) -> str:
@@ -52,9 +50,10 @@ def _histogram_cell(histogram: LatencyHistogram) -> str:
     if histogram.empty:
         return "no samples"
     return (
-        f"n={histogram.count} p50 {_ms(histogram.percentile_s(50))} "
-        f"p99 {_ms(histogram.percentile_s(99))} p99.9 {_ms(histogram.percentile_s(99.9))} "
-        f"max {_ms(histogram.max_s())}"
+        f"n={histogram.count:,} p50 {latency_text(histogram.percentile_s(50))} "
+        f"p99 {latency_text(histogram.percentile_s(99))} "
+        f"p99.9 {latency_text(histogram.percentile_s(99.9))} "
+        f"max {latency_text(histogram.max_s())}"
     )
 
 
@@ -109,7 +108,7 @@ def import_report(
     try:
         imported = import_stats(file, kind)
     except StatsImportError as error:
-        raise fail(str(error)) from None
+        raise exit_for(error) from None
     if form is ReportFormat.JSON:
         sys.stdout.write(json_printable(imported.model_dump_json(indent=2)) + "\n")
     elif form is ReportFormat.MARKDOWN:

@@ -16,14 +16,7 @@ from pinchpoint.cli.console import fail, output_console
 from pinchpoint.cli.markdown import markdown_document
 from pinchpoint.report import ReportFormat
 from pinchpoint.stats.recorded import recording_summary
-
-
-def _us(value: float | None) -> str:
-    if value is None:
-        return "—"
-    if value >= 1000:
-        return f"{value / 1000:,.2f} ms"
-    return f"{value:,.1f} µs"
+from pinchpoint.units import latency_us_text
 
 
 def _table(summary: dict[str, Any]) -> Table:
@@ -42,11 +35,11 @@ def _table(summary: dict[str, Any]) -> Table:
                 op["op"],
                 f"{op['count']:,}",
                 f"{op['iops']:,.1f}" if op["iops"] is not None else "—",
-                _us(op["p50_us"]),
-                _us(op["p90_us"]),
-                _us(op["p99_us"]),
-                _us(op["max_us"]),
-                _us(queued["p99_us"]) if queued["count"] else "—",
+                latency_us_text(op["p50_us"]),
+                latency_us_text(op["p90_us"]),
+                latency_us_text(op["p99_us"]),
+                latency_us_text(op["max_us"]),
+                latency_us_text(queued["p99_us"]) if queued["count"] else "—",
             )
     return table
 

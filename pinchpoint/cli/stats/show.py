@@ -13,6 +13,7 @@ from rich.text import Text
 
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.cli.console import errors, fail, output_console
+from pinchpoint.cli.errors import exit_for
 from pinchpoint.cli.markdown import markdown_document
 from pinchpoint.cli.options import host_source
 from pinchpoint.model.breakdown import (
@@ -42,7 +43,7 @@ def parse_duration_s(text: str) -> float:
     """`220ms`, `0.5s`, `300us` or a bare number of milliseconds → seconds."""
     found = _DURATION.match(text)
     if found is None:
-        raise ValueError(f"not a duration: {text!r} (write e.g. 220ms, 0.5s, 300us)")
+        raise ValueError(f"not a duration: {text!r} — write e.g. 220ms, 0.5s, 300us")
     return float(found["number"]) * _UNIT_S[found["unit"]]
 
 
@@ -212,18 +213,18 @@ def show_report(
 ) -> None:
     """`pinchpoint stats show`: load and latency grouped along the hierarchy."""
     if snapshot is not None and demo:
-        raise fail("--snapshot and --demo exclude each other")
+        raise fail("--snapshot and --demo exclude each other — give one of them")
     try:
         threshold_s = parse_duration_s(slower_than)
     except ValueError as err:
-        raise fail(str(err)) from None
+        raise fail(f"--slower-than: {err}") from None
     if not seconds > 0:
-        raise fail(f"--seconds must be above 0, not {seconds}")
+        raise fail(f"--seconds must be above 0, not {seconds} — give a number of seconds above 0")
     levels = by or [GroupLevel.ENCLOSURE]
     try:
         imported = imported_files(import_files or [], kinds or [])
     except ValueError as err:
-        raise fail(str(err)) from None
+        raise exit_for(err) from None
     network = any(level in LINK_LEVELS for level in levels)
     storage = any(level not in LINK_LEVELS for level in levels)
     with host_source(snapshot, demo) as (source, kind):

@@ -16,8 +16,7 @@ from pinchpoint.model.inventory import Inventory
 from pinchpoint.naming import block_disk_ref, disk_ref
 from pinchpoint.stats.attach import wwid_key
 from pinchpoint.stats.block_disks import other_disks
-
-TB = 1000**4
+from pinchpoint.units import capacity_text
 
 
 @dataclass(frozen=True)
@@ -33,7 +32,8 @@ class Unit:
 
 
 def _capacity(size_bytes: int | None) -> str:
-    return f"{size_bytes / TB:.2f} TB" if size_bytes else "size unknown"
+    """`10.9 TiB` (IEC, as every view says capacities) or `size unknown`."""
+    return capacity_text(size_bytes) if size_bytes else "size unknown"
 
 
 def _disks(inventory: Inventory) -> Iterator[Unit]:

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from pinchpoint.model.findings import Evidence, Fact, Severity
 from pinchpoint.naming import fc_port_ref
+from pinchpoint.plurals import plural
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext
 from pinchpoint.rules.fc.luns import lun_paths, lun_ref
 
@@ -28,14 +29,15 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         elif len(adapters) == 1:
             title = f"every path of {ref.name} runs through one FC adapter"
             summary = (
-                f"{ref.name}: {len(lun.paths)} paths ({routes}), all on adapter "
+                f"{ref.name}: {plural(len(lun.paths), 'path')} ({routes}), all on adapter "
                 f"{next(iter(adapters))}: no adapter redundancy"
             )
         else:
             card = next(iter(cards))
             title = f"every path of {ref.name} runs through one FC adapter card ({card})"
             summary = (
-                f"{ref.name}: {len(lun.paths)} paths ({routes}) through {len(adapters)} ports of "
+                f"{ref.name}: {plural(len(lun.paths), 'path')} ({routes}) through "
+                f"{plural(len(adapters), 'port')} of "
                 f"one card, {card}: the card, its slot or its driver failing loses every path"
             )
         yield Hit(

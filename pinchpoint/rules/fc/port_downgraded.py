@@ -32,7 +32,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
             continue
         ref = fc_port_ref(port)
         facts = [
-            Fact(name="negotiated speed", value=speed, unit="Gbit/s"),
+            Fact(name="negotiated speed", value=speed, unit="Gb/s"),
             Fact(name="supported speeds", value=port.supported_speeds_text),
         ]
         if below_own:
@@ -43,7 +43,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         else:
             summary = f"{ref.name} negotiated {speed:g} Gbit/s where identical ports run faster"
         facts += [
-            Fact(name="peer speed", value=p.speed_gbps, unit="Gbit/s", entity=fc_port_ref(p))
+            Fact(name="peer speed", value=p.speed_gbps, unit="Gb/s", entity=fc_port_ref(p))
             for p in faster
         ]
         yield Hit(

@@ -71,7 +71,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                     facts=[
                         *rise_facts(changes, seconds, "errors"),
                         Fact(name="port state", value=port.port_state),
-                        Fact(name="speed", value=port.speed_gbps, unit="Gbit/s"),
+                        Fact(name="speed", value=port.speed_gbps, unit="Gb/s"),
                         Fact(
                             name="seconds since the counters were reset",
                             value=port.statistics.seconds_since_last_reset,

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pinchpoint.model.fc import FcInventory, FcPort
 from pinchpoint.model.findings import Evidence, Fact, Severity
 from pinchpoint.naming import fc_port_ref
+from pinchpoint.plurals import agree, plural
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext, Threshold
 from pinchpoint.rules.fc.luns import lun_paths, lun_ref
 
@@ -36,7 +37,8 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
             evidence=[
                 Evidence(
                     summary=(
-                        f"{ref.name}: {len(lun.paths)} paths of queue depth {min(depths)} hold "
+                        f"{ref.name}: {plural(len(lun.paths), 'path')} of queue depth "
+                        f"{min(depths)} {agree(len(lun.paths), 'holds', 'hold')} "
                         f"{room} I/Os; its queue reached {peak:.0f} (busiest interval), so "
                         f"I/Os waited above the HBA for a free slot"
                     ),

@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from pinchpoint.model.findings import EntityRef, Evidence, Fact, Severity
+from pinchpoint.plurals import agree, plural
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
 from pinchpoint.rules.derived.block_disks import controller_disks
 from pinchpoint.rules.derived.luns import san_luns
@@ -169,7 +170,9 @@ def _overwhelmed_facts(o: Overwhelmed) -> list[Fact]:
     return [
         Fact(name="mean queue", value=round(o.queue, 2), unit="I/Os"),
         Fact(name="mean latency", value=round(o.latency_ms, 2), unit="ms"),
-        Fact(name="mean I/O size", value=None if o.io_kb is None else round(o.io_kb, 1), unit="KB"),
+        Fact(
+            name="mean I/O size", value=None if o.io_kb is None else round(o.io_kb, 1), unit="KiB"
+        ),
         Fact(name="IOPS", value=round(o.iops, 1)),
         Fact(name="overwhelmed time", value=round(o.hit_s, 1), unit="s"),
         Fact(name="measured time", value=round(o.measured_s, 1), unit="s"),
@@ -206,7 +209,7 @@ def _overwhelmed_disks_hit(
         Fact(
             name="worst disk's mean I/O size",
             value=None if worst.io_kb is None else round(worst.io_kb, 1),
-            unit="KB",
+            unit="KiB",
         ),
         Fact(name="warning above", value=worst.warning_ms, unit="ms"),
         Fact(name="critical above", value=worst.critical_ms, unit="ms"),
@@ -214,7 +217,8 @@ def _overwhelmed_disks_hit(
     return Hit(
         entity=ref,
         title=(
-            f"{ref.name}: {len(found)} disks hold {queue:.1f} I/Os with {latency:.1f} ms per "
+            f"{ref.name}: {plural(len(found), 'disk')} {agree(len(found), 'holds', 'hold')} "
+            f"{queue:.1f} I/Os with {latency:.1f} ms per "
             f"{what} (limit {worst.line_ms:g} ms)"
         ),
         evidence=[

@@ -12,6 +12,7 @@ from pinchpoint.model.breakdown import GroupFigures, GroupLevel
 from pinchpoint.model.findings import Evidence, Fact, Severity
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.naming import group_ref
+from pinchpoint.plurals import plural
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext
 from pinchpoint.rules.derived.block_disks import controller_disks
 from pinchpoint.rules.derived.breakdown import breakdown, group_figures
@@ -151,7 +152,7 @@ def _group_hit(
                 summary=(
                     f"{ref.name}{topology}: {standout_sentence(found)}, with the same work per "
                     f"disk ({per_member_iops(group):.0f} against {load:.0f} IOPS) as its "
-                    f"{len(others)} peers"
+                    f"{plural(len(others), 'peer')}"
                 ),
                 facts=facts,
                 peers=[group_ref(g) for g in others],

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pinchpoint.model.breakdown import GroupFigures
 from pinchpoint.model.findings import Fact
 from pinchpoint.rules.base import Limits, Threshold
+from pinchpoint.units import quantity_text
 
 MAD_SCALE = 1.4826  # MAD × this estimates the standard deviation of normal noise
 
@@ -92,10 +93,11 @@ def standout_facts(found: Sequence[Standout]) -> list[Fact]:
 
 
 def standout_sentence(found: Sequence[Standout]) -> str:
-    """`mean wait 40.1 ms against a median of 10.0 (4.0×); …`"""
+    """`mean wait 40.1 ms against a median of 10 ms (4.0×); p99 latency 6.05 s against a
+    median of 793 ms (7.6×); …`: latencies in the unit their size calls for (`units.py`)."""
     return "; ".join(
-        f"{s.measure.name} {s.value:.1f} {s.measure.unit} against a median of "
-        f"{s.median:.1f} ({s.ratio:.1f}×)"
+        f"{s.measure.name} {quantity_text(s.value, s.measure.unit)} against a median of "
+        f"{quantity_text(s.median, s.measure.unit)} ({s.ratio:.1f}×)"
         for s in found
     )
 

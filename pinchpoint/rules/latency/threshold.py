@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from pinchpoint.model.findings import EntityRef, Evidence, Fact, Severity
+from pinchpoint.plurals import plural
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
 from pinchpoint.rules.derived.block_disks import controller_disk_latencies, controller_disks
 from pinchpoint.rules.derived.disk_latency import disk_latencies
@@ -174,7 +175,7 @@ def _disks_hit(
     ios = sum(v.iops for _, v in hits)
     latency = sum(v.latency_ms * v.iops for _, v in hits) / ios if ios > 0 else 0.0
     title = (
-        f"{ref.name}: {worst.direction}s of {len(hits)} disks average {latency:.1f} ms "
+        f"{ref.name}: {worst.direction}s of {plural(len(hits), 'disk')} average {latency:.1f} ms "
         f"(limit {worst.line_ms:g} ms)"
     )
     return Hit(entity=ref, title=title, evidence=evidence, severity=worst.severity)

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pinchpoint.model.findings import Evidence, Fact, Severity
 from pinchpoint.model.multipath import MultipathMap, MultipathPath
 from pinchpoint.naming import multipath_lun_ref
+from pinchpoint.plurals import plural
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext, Threshold
 
 
@@ -75,9 +76,10 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         else:
             title = f"{ref.name} has {mpath.path_count} of {expected} paths"
             summary = (
-                f"{ref.name} ({mpath.vendor} {mpath.product}) has {mpath.path_count} paths "
-                f"where the array's other maps have {expected}: a path was never set up or "
-                "has gone (zoning, a cable, a port of the array)"
+                f"{ref.name} ({mpath.vendor} {mpath.product}) has "
+                f"{plural(mpath.path_count, 'path')} where the array's other maps have "
+                f"{expected}: a path was never set up or has gone "
+                "(zoning, a cable, a port of the array)"
             )
         if fewer and down:
             summary += f"; the array's other maps have {expected} paths"

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from pinchpoint.model.findings import Evidence, Fact, Severity
 from pinchpoint.naming import nic_ref
+from pinchpoint.plurals import plural
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext
 from pinchpoint.rules.derived.nics import identical_nics, measured_links, nic_driver
 from pinchpoint.rules.net.links import busier_mb_s, link_up, traffic_facts
@@ -57,7 +58,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                     Evidence(
                         summary=(
                             f"{ref.name} ({nic_driver(nic)}) negotiated {speed} Mb/s while "
-                            f"{len(peers)} identical NIC(s) run at {usual} Mb/s{carried}"
+                            f"{plural(len(peers), 'identical NIC')} run at {usual} Mb/s{carried}"
                         ),
                         facts=facts,
                         peers=[nic_ref(p, inventory) for p in peers],

@@ -75,11 +75,11 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                             value=slot.max_width if slot else None,
                             unit="lanes",
                         ),
-                        Fact(name="data rate now", value=round(current or 0, 1), unit="Gbit/s"),
+                        Fact(name="data rate now", value=round(current or 0, 1), unit="Gb/s"),
                         Fact(
                             name="data rate both ends support",
                             value=round(best or 0, 1),
-                            unit="Gbit/s",
+                            unit="Gb/s",
                         ),
                     ],
                 )

@@ -34,24 +34,22 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         listed = ", ".join(f"{name} {rate:g}" for name, rate in ports)
         yield Hit(
             entity=ref,
-            title=f"{ref.name}: ports need {demand:g} Gbit/s, its link carries {now:.1f}",
+            title=f"{ref.name}: ports need {demand:g} Gb/s, its link carries {now:.1f}",
             evidence=[
                 Evidence(
                     summary=(
-                        f"{ref.name}: its ports ({listed} Gbit/s of data each way) add up to "
-                        f"{demand:g} Gbit/s, but its link runs at "
+                        f"{ref.name}: its ports ({listed} Gb/s of data each way) add up to "
+                        f"{demand:g} Gb/s, but its link runs at "
                         f"{link_words(link.current_speed_gts, link.current_width)} = {now:.1f} "
-                        f"Gbit/s; at the {link_words(link.max_speed_gts, link.max_width)} the "
+                        f"Gb/s; at the {link_words(link.max_speed_gts, link.max_width)} the "
                         f"card was built for it would carry {built:.1f}"
                     ),
                     facts=[
-                        Fact(
-                            name="ports' combined data rate", value=round(demand, 1), unit="Gbit/s"
-                        ),
-                        Fact(name="link data rate now", value=round(now, 1), unit="Gbit/s"),
-                        Fact(name="link data rate built for", value=round(built, 1), unit="Gbit/s"),
+                        Fact(name="ports' combined data rate", value=round(demand, 1), unit="Gb/s"),
+                        Fact(name="link data rate now", value=round(now, 1), unit="Gb/s"),
+                        Fact(name="link data rate built for", value=round(built, 1), unit="Gb/s"),
                         *(
-                            Fact(name=f"{name} data rate", value=round(rate, 1), unit="Gbit/s")
+                            Fact(name=f"{name} data rate", value=round(rate, 1), unit="Gb/s")
                             for name, rate in ports
                         ),
                     ],
@@ -62,7 +60,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
 
 
 def _card_ports(card: list[PciFunction], inventory: Inventory) -> list[tuple[str, float]]:
-    """Each port on the card and its data rate each way in Gbit/s, as negotiated now."""
+    """Each port on the card and its data rate each way in Gb/s, as negotiated now."""
     addresses = {f.pci_address for f in card}
     ports: list[tuple[str, float]] = []
     for hba in inventory.sas.hbas:
@@ -70,7 +68,7 @@ def _card_ports(card: list[PciFunction], inventory: Inventory) -> list[tuple[str
             continue
         for port in hba.ports:
             lanes = [p.negotiated_gbps for p in port.phys if p.negotiated_gbps]
-            if lanes:  # SAS and SATA links code 8b/10b: 12 Gbit/s carries 9.6 of data
+            if lanes:  # SAS and SATA links code 8b/10b: 12 Gb/s carries 9.6 of data
                 ports.append((f"{hba_port_ref(hba, port).name} x{len(lanes)}", sum(lanes) * 0.8))
     for nic in inventory.network.nics:
         if nic.pci_address in addresses and nic.speed_mbps and nic.carrier is not False:
@@ -146,15 +144,15 @@ def _oversubscribed_bridges(context: RuleContext, limits: Limits) -> Iterator[Hi
             f"{card_ref(d.cards[0], inventory).name} {d.gbps:.1f}" for d in demands if d.ports
         )
         facts = [
-            Fact(name="devices' combined data rate", value=round(demand, 1), unit="Gbit/s"),
-            Fact(name="shared link data rate now", value=round(now, 1), unit="Gbit/s"),
+            Fact(name="devices' combined data rate", value=round(demand, 1), unit="Gb/s"),
+            Fact(name="shared link data rate now", value=round(now, 1), unit="Gb/s"),
             Fact(name="shared link", value=link_words(link.current_speed_gts, link.current_width)),
         ]
         facts += [
             Fact(
                 name="device's data rate (ports, at most its own link)",
                 value=round(d.gbps, 1),
-                unit="Gbit/s",
+                unit="Gb/s",
                 entity=card_ref(d.cards[0], inventory),
             )
             for d in demands
@@ -162,7 +160,7 @@ def _oversubscribed_bridges(context: RuleContext, limits: Limits) -> Iterator[Hi
         yield Hit(
             entity=ref,
             title=(
-                f"{port}: {len(demands)} devices need {demand:.1f} Gbit/s, their shared link "
+                f"{port}: {len(demands)} devices need {demand:.1f} Gb/s, their shared link "
                 f"carries {now:.1f}"
             ),
             evidence=[
@@ -170,8 +168,8 @@ def _oversubscribed_bridges(context: RuleContext, limits: Limits) -> Iterator[Hi
                     summary=(
                         f"{len(demands)} devices hang from the bridge port {port}, whose link "
                         f"runs at {link_words(link.current_speed_gts, link.current_width)} = "
-                        f"{now:.1f} Gbit/s each way; their ports ({listed} Gbit/s of data, "
-                        f"each at most its own link) add up to {demand:.1f} Gbit/s"
+                        f"{now:.1f} Gb/s each way; their ports ({listed} Gb/s of data, "
+                        f"each at most its own link) add up to {demand:.1f} Gb/s"
                     ),
                     facts=facts,
                     peers=[card_ref(c, inventory) for d in demands for c in d.cards],
@@ -197,10 +195,10 @@ RULE = Rule(
         "card (NICs at their negotiated speed, SAS wide ports at their phys' rates, FC ports) "
         "share the card's link; their data rates (SAS and FC after 8b/10b coding, PCIe after "
         "8b/10b up to Gen2 and 128b/130b from Gen3) are added and compared with the link's. "
-        "Two 10 GbE ports need 20 Gbit/s; a x4 Gen2 link carries 16.\n\n"
+        "Two 10 GbE ports need 20 Gb/s; a x4 Gen2 link carries 16.\n\n"
         "Only a card running below the link it was built for is judged: a card whose own "
-        "maximum link is narrower than its ports (an 8-phy 12 Gbit/s SAS HBA on x8 Gen3 "
-        "carries 63 of 76.8 Gbit/s) is a vendor's design, not a fault of this host, and the "
+        "maximum link is narrower than its ports (an 8-phy 12 Gb/s SAS HBA on x8 Gen3 "
+        "carries 63 of 76.8 Gb/s) is a vendor's design, not a fault of this host, and the "
         "disks behind an expander rarely fill every phy. When the link also trained below "
         "what card and slot support, this evidence joins the `pcie.link.downgraded` finding."
         "\n\n"

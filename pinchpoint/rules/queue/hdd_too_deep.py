@@ -14,6 +14,7 @@ from pinchpoint.model.breakdown import GroupFigures, GroupLevel
 from pinchpoint.model.findings import EntityRef, Evidence, Fact, Severity
 from pinchpoint.model.histogram import LatencyHistogram, merged
 from pinchpoint.model.stats import HistogramKind
+from pinchpoint.plurals import plural
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
 from pinchpoint.rules.derived.block_disks import (
     controller_disk_latencies,
@@ -291,8 +292,8 @@ def _too_deep_hit(
         evidence=[
             Evidence(
                 summary=(
-                    f"{ref.name}: {len(deep)} rotational disks may hold {allowed} I/Os at "
-                    f"once ({knobs}) and held {queue:.1f} on average; their random I/O "
+                    f"{ref.name}: {plural(len(deep), 'rotational disk')} may hold {allowed} "
+                    f"I/Os at once ({knobs}) and held {queue:.1f} on average; their random I/O "
                     f"({sizes} on average) waits behind the others inside the disk: "
                     f"{shown} {value:.0f} ms where one or two at a time take one seek "
                     "(about 10 ms)"

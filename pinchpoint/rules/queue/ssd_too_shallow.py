@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from pinchpoint.model.breakdown import GroupFigures, GroupLevel
 from pinchpoint.model.findings import EntityRef, Evidence, Fact, Severity
+from pinchpoint.plurals import agree, plural
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
 from pinchpoint.rules.derived.block_disks import controller_disks, pool_disks
 from pinchpoint.rules.derived.breakdown import breakdown, group_figures
@@ -97,13 +98,14 @@ def _shallow(
     return Hit(
         entity=ref,
         title=(
-            f"{len(shallow)} SSDs in {ref.name} are held to {allowed} I/Os each "
+            f"{plural(len(shallow), 'SSD')} in {ref.name} {agree(len(shallow), 'is', 'are')} "
+            f"held to {allowed} I/Os each "
             f"and hold {queue:.1f}"
         ),
         evidence=[
             Evidence(
                 summary=(
-                    f"{ref.name}: {len(shallow)} SSDs may hold {allowed} I/Os at once "
+                    f"{ref.name}: {plural(len(shallow), 'SSD')} may hold {allowed} I/Os at once "
                     f"({knobs}) and held {queue:.1f} on average at {iops:.0f} IOPS each: "
                     f"the queue is full, so further I/Os wait outside the device while "
                     f"flash serves about {recommended} at once in parallel"

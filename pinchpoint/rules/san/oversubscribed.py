@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pinchpoint.model.breakdown import GroupLevel
 from pinchpoint.model.findings import Evidence, Fact, Severity
 from pinchpoint.naming import fc_port_ref, group_ref, host_ref, host_suffix
+from pinchpoint.plurals import agree, plural
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
 from pinchpoint.rules.derived.breakdown import breakdown, group_figures
 
@@ -56,7 +57,8 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     yield Hit(
         entity=host_ref(inventory),
         title=(
-            f"SAN path over-subscribed: {len(slow_idle)} LUNs wait up to "
+            f"SAN path over-subscribed: {plural(len(slow_idle), 'LUN')} "
+            f"{agree(len(slow_idle), 'waits', 'wait')} up to "
             f"{worst.await_ms or 0.0:.0f} ms while mostly idle"
         ),
         evidence=[

@@ -11,6 +11,7 @@ from pinchpoint.model.findings import Evidence, Fact, Severity
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.sas import AttachedKind, Hba
 from pinchpoint.naming import chain_ref, hba_connector_name
+from pinchpoint.plurals import plural
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
 from pinchpoint.rules.derived.breakdown import breakdown, group_figures
 from pinchpoint.rules.derived.chains import DaisyChain, daisy_chains
@@ -54,15 +55,15 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         surplus = enclosures[balanced_max:] if sizes[index] > balanced_max else enclosures[-1:]
         moves = _moves(surplus, new_chains, short, daisy, balanced_max, names, ports)
         described = "; ".join(
-            f"{len(c.enclosure_ids)} enclosure(s) on "
+            f"{plural(len(c.enclosure_ids), 'enclosure')} on "
             f"{and_join([ports.name(s.hba_port_id) for s in c.sides])}"
             for c in daisy
         )
         summary = (
             f"{sizes[index]} enclosures in this chain beside chains of "
             f"{', '.join(str(s) for i, s in enumerate(sizes) if i != index)} ({described}); "
-            f"with {ports_present} HBA ports for chains of {sides} side(s) the balanced "
-            f"layout is {chains_possible} chains: {layout}"
+            f"with {plural(ports_present, 'HBA port')} for chains of {plural(sides, 'side')} "
+            f"the balanced layout is {chains_possible} chains: {layout}"
         )
         evidence = [
             Evidence(

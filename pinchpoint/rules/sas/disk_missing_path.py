@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pinchpoint.model.findings import Evidence, Fact, Severity
 from pinchpoint.model.sas import Disk
 from pinchpoint.naming import disk_ref
+from pinchpoint.plurals import agree, plural
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext
 from pinchpoint.rules.derived.hba_ports import hba_ports
 from pinchpoint.rules.sas.wording import and_join
@@ -38,8 +39,9 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         ref = disk_ref(disk, inventory)
         with_all = sum(1 for d in peers if d.hba_ports == expected)
         summary = (
-            f"{ref.name} is reached through {disk.hba_ports} HBA port(s) where {with_all} other "
-            f"disks of its enclosure have {expected}"
+            f"{ref.name} is reached through {plural(disk.hba_ports, 'HBA port')} where "
+            f"{plural(with_all, 'other disk')} of its enclosure "
+            f"{agree(with_all, 'has', 'have')} {expected}"
         )
         if missing:
             summary += f"; missing: {and_join([ports.name(p) for p in missing])}"

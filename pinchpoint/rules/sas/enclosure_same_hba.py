@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pinchpoint.model.findings import Evidence, Fact, Severity
 from pinchpoint.model.pcie import pci_card_address
 from pinchpoint.naming import enclosure_ref
+from pinchpoint.plurals import plural
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext
 from pinchpoint.rules.derived.hba_ports import hba_ports
 from pinchpoint.rules.sas.wording import and_join
@@ -41,7 +42,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
             f"({and_join(routes)}): if that HBA fails, the enclosure is lost"
         )
         if others:
-            summary += f"; the host has {len(others)} other SAS HBA(s)"
+            summary += f"; the host has {plural(len(others), 'other SAS HBA')}"
         yield Hit(
             entity=enclosure_ref(enclosure),
             title=f"Both paths of {enclosure.name} go through one HBA ({board})",

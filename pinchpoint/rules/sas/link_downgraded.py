@@ -30,9 +30,9 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                         f"lane lost speed, usually a damaged or loose cable"
                     ),
                     facts=[
-                        Fact(name="negotiated", value=slow.negotiated_gbps, unit="Gbit/s"),
-                        Fact(name="this end's maximum", value=slow.own_max_gbps, unit="Gbit/s"),
-                        Fact(name="far end's maximum", value=slow.far_end_max_gbps, unit="Gbit/s"),
+                        Fact(name="negotiated", value=slow.negotiated_gbps, unit="Gb/s"),
+                        Fact(name="this end's maximum", value=slow.own_max_gbps, unit="Gb/s"),
+                        Fact(name="far end's maximum", value=slow.far_end_max_gbps, unit="Gb/s"),
                         Fact(name="far end", value=phy.attached_id),
                     ],
                 )

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Generic, Literal, TypeVar
+from urllib.parse import quote, urlencode
 
 from pydantic import BaseModel, Field, computed_field
 
+from pinchpoint.markup import markdown_html
 from pinchpoint.model.findings import (
     EntityRef,
     Finding,
@@ -110,6 +112,38 @@ class MuteRecord(BaseModel):
     active: bool
 
 
+class RelatedFinding(BaseModel):
+    """A finding folded into this one because they share a cause (`Finding.related`: the
+    symptom, e.g. the latency of a single-pathed JBOD), as links: the view's page that shows
+    what it measured (`href`) and the API's account of its rule (`rule_href`). Its evidence is
+    already in the cause's, so it has no findings entry of its own."""
+
+    id: str  # "<rule>@<entity id>"
+    rule: str
+    entity_id: str
+    href: str  # the view's page of what it measured: latency page, enclosure page or topology
+    rule_href: str  # GET /v1/rules/<rule>: what the rule finds, its thresholds and fix
+
+    @classmethod
+    def of(cls, finding_id: str) -> RelatedFinding:
+        """The links of the finding `finding_id` ("<rule>@<entity id>": rule ids hold no `@`)."""
+        rule, _, entity_id = finding_id.partition("@")
+        category = rule.split(".", 1)[0]
+        if category in ("latency", "queue"):
+            href = f"/latency?{urlencode({'entity': entity_id})}"
+        elif entity_id.startswith("enclosure:"):
+            href = f"/enclosures/{quote(entity_id, safe='')}"
+        else:
+            href = "/topology"
+        return cls(
+            id=finding_id,
+            rule=rule,
+            entity_id=entity_id,
+            href=href,
+            rule_href=f"/v1/rules/{quote(rule, safe='')}",
+        )
+
+
 class FindingRecord(BaseModel):
     """One finding of one host across its reports: its state and history, and its last body."""
 
@@ -128,6 +162,20 @@ class FindingRecord(BaseModel):
     resolved_at: datetime | None = None  # when it last became resolved
     finding: Finding  # the last body seen
     mute: MuteRecord | None = None  # the mute that holds for it now, if any
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def remediation_html(self) -> str:
+        """The fix (`finding.remediation`, Markdown) as HTML: `<code>` for commands, raw HTML
+        in the text escaped, links only to http(s) or the service's own pages."""
+        return markdown_html(self.finding.remediation)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def related_findings(self) -> list[RelatedFinding]:
+        """`finding.related` (the ids of findings folded into this one) as links to the view
+        and the API."""
+        return [RelatedFinding.of(finding_id) for finding_id in self.finding.related]
 
 
 class ReportDiff(BaseModel):

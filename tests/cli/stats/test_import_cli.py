@@ -25,7 +25,7 @@ def test_summary_shows_entities_metrics_and_histograms() -> None:
     )
     assert result.exit_code == 0, result.output
     assert "mirror-0" in result.output
-    assert "total_wait/read: n=1893" in result.output
+    assert "total_wait/read: n=1,893" in result.output
     assert "p99.9" in result.output
 
 

@@ -48,7 +48,7 @@ def mixed(tmp_path_factory: pytest.TempPathFactory) -> Inventory:
 def test_three_disks_behind_their_peers_are_named_by_slot(mixed: Inventory) -> None:
     (disks,) = [f for f in mismatches(mixed) if "disks" in f.title]
     assert disks.severity is Severity.INFO
-    assert disks.title == "2 firmware levels on 24 disks HGST HUH721212AL5200 12.00 TB"
+    assert disks.title == "2 firmware levels on 24 disks HGST HUH721212AL5200 10.9 TiB"
     behind = [f for f in disks.evidence[0].facts if f.entity is not None]
     assert {f.entity.name for f in behind if f.entity} == {
         "JBOD-B slot 2 (SLOT 03)",
@@ -121,7 +121,7 @@ def test_nvme_drives_of_one_model_at_two_levels_without_a_sas_hba(tmp_path: Path
     assert not inventory.sas.hbas
     (found,) = mismatches(inventory)
     assert found.severity is Severity.INFO
-    assert found.title == "2 firmware levels on 4 disks Micron_7300_MTFDHBE1T6TDG 1.60 TB"
+    assert found.title == "2 firmware levels on 4 disks Micron_7300_MTFDHBE1T6TDG 1.46 TiB"
     assert "95420260 on 2, 95420040 on 2" in found.evidence[0].summary
     behind = [f for f in found.evidence[0].facts if f.entity is not None]
     assert sorted(f.entity.name for f in behind if f.entity) == [
@@ -138,7 +138,7 @@ def test_nvme_and_ahci_disks_at_one_level_each_are_judged_and_quiet(tmp_path: Pa
     inventory = simulated(spec, tmp_path / "nvme_host")
     disks = [u for u in firmware_units(inventory) if u.kind == "disk"]
     assert [(u.model, u.firmware) for u in disks] == [
-        ("Micron_7300_MTFDHBE1T6TDG 1.60 TB", "95420260")
+        ("Micron_7300_MTFDHBE1T6TDG 1.46 TiB", "95420260")
     ] * 4
     found, skipped, ran = evaluate(RuleContext(inventory=inventory), firmware.RULES)
     assert (found, skipped, ran) == ([], [], 1)

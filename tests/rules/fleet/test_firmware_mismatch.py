@@ -69,7 +69,7 @@ def test_a_host_uniform_on_its_own_is_behind_the_fleet(fleet: dict[str, Inventor
     assert disks.id == f"{RULE}@store-03/disk/HGST HUH721212AL5200/12000138625024"
     assert disks.entity.name == "store-03" and disks.severity is Severity.INFO
     assert disks.title == (
-        "6 of 6 disks HGST HUH721212AL5200 12.00 TB on store-03 are not at A3D0, "
+        "6 of 6 disks HGST HUH721212AL5200 10.9 TiB on store-03 are not at A3D0, "
         "the level 3 other hosts run"
     )
     (evidence,) = disks.evidence

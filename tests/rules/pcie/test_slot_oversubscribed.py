@@ -18,7 +18,7 @@ from tests.rules.pcie.conftest import findings
 
 
 def test_dual_10gbe_at_x4_gen2_is_oversubscribed(hosts: dict[str, RuleContext]) -> None:
-    """Two 10 GbE ports (20 Gbit/s) on an x8 Gen2 card trained x4 (16 Gbit/s): one finding,
+    """Two 10 GbE ports (20 Gb/s) on an x8 Gen2 card trained x4 (16 Gb/s): one finding,
     the lane fault as cause, the oversubscription as its consequence."""
     (finding,) = findings(hosts["degraded_network"])
     assert finding.rule == "pcie.link.downgraded"
@@ -41,11 +41,11 @@ def test_oversubscription_alone_when_the_slot_is_narrow(hosts: dict[str, RuleCon
             function.upstream_link.max_width = 4
     (finding,) = findings(RuleContext(inventory=inventory))
     assert finding.rule == "pcie.slot.oversubscribed"
-    assert "20 Gbit/s" in finding.evidence[0].summary
+    assert "20 Gb/s" in finding.evidence[0].summary
 
 
 def test_a_card_at_its_own_maximum_is_not_oversubscribed(hosts: dict[str, RuleContext]) -> None:
-    """The healthy host's SAS HBAs (8 phys at 12 Gbit/s on x8 Gen3): the vendor's design."""
+    """The healthy host's SAS HBAs (8 phys at 12 Gb/s on x8 Gen3): the vendor's design."""
     context = hosts["all_dual_pathed"]
     assert context.inventory.sas.hbas and context.inventory.pcie.functions
     assert findings(context) == []
@@ -68,14 +68,14 @@ def simulated_host(tmp_path: Path, data: dict[str, Any]) -> RuleContext:
 
 
 def test_two_cards_behind_one_link(hosts: dict[str, RuleContext]) -> None:
-    """Two dual 25 GbE cards, each fine on its own x8 Gen3 link (50 of 63 Gbit/s), hang from
-    one bridge port whose link carries 63: 100 Gbit/s of ports behind it."""
+    """Two dual 25 GbE cards, each fine on its own x8 Gen3 link (50 of 63 Gb/s), hang from
+    one bridge port whose link carries 63: 100 Gb/s of ports behind it."""
     (finding,) = findings(hosts["shared_pcie_link"])
     assert finding.rule == "pcie.slot.oversubscribed"
     assert finding.entity.id == "pci:0000:00:02.0"
     assert finding.entity.name == "0000:00:02.0 (NIC ens2f0, ens2f1; NIC ens3f0, ens3f1)"
     assert (
-        finding.title == "0000:00:02.0: 2 devices need 100.0 Gbit/s, their shared link carries 63.0"
+        finding.title == "0000:00:02.0: 2 devices need 100.0 Gb/s, their shared link carries 63.0"
     )
     (evidence,) = finding.evidence
     facts = {f.name: f.value for f in evidence.facts if f.entity is None}
@@ -98,7 +98,7 @@ def test_the_same_cards_on_root_ports_of_their_own_are_fine(tmp_path: Path) -> N
 def test_the_functions_of_one_device_count_once(tmp_path: Path) -> None:
     """The second pair renumbered 0000:18:01.0/.1 — functions of the first card's device
     (one bus below the port, as ARI numbers them) — share that device's own link: the four
-    ports are one card's design (100 Gbit/s on a x8 Gen3 card), not two devices crowding a
+    ports are one card's design (100 Gb/s on a x8 Gen3 card), not two devices crowding a
     link, and the card runs at the link it was built for."""
     moved = {"ens3f0": {"pci_address": "0000:18:01.0"}, "ens3f1": {"pci_address": "0000:18:01.1"}}
     context = simulated_host(tmp_path, shared_spec(**moved))
@@ -108,7 +108,7 @@ def test_the_functions_of_one_device_count_once(tmp_path: Path) -> None:
 def test_a_narrow_shared_link_counts_each_device_at_most_at_its_own_link(
     hosts: dict[str, RuleContext],
 ) -> None:
-    """With the second card trained x1 (7.9 Gbit/s) it can send no more than that up the
+    """With the second card trained x1 (7.9 Gb/s) it can send no more than that up the
     shared link: 50 + 7.9 = 57.9 of 63, no finding from the shared link (the x1 card's own
     downgrade is found on the card)."""
     inventory = hosts["shared_pcie_link"].inventory.model_copy(deep=True)

@@ -1,6 +1,8 @@
 // Small DOM and formatting helpers shared by the pages. Text always goes in as text (never as
 // HTML), so names read from a host cannot inject markup.
 
+import { capacity, latencyMs } from "./units.js";
+
 /** An element: h("a", {href: "/x", class: "y"}, "text", child, …). */
 export function h(tag, attrs = {}, ...children) {
   const element = document.createElement(tag);
@@ -51,23 +53,11 @@ export function number(value, digits = 0) {
   return Number(value).toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
 
-/** Milliseconds, with the precision a latency deserves. */
-export function ms(value) {
-  if (value === null || value === undefined) return "–";
-  if (value >= 1000) return `${number(value / 1000, 2)} s`;
-  if (value >= 100) return `${number(value, 0)} ms`;
-  if (value >= 1) return `${number(value, 1)} ms`;
-  return `${number(value * 1000, 0)} µs`;
-}
+/** A latency given in milliseconds: "850 µs", "12.4 ms", "1.25 s" (units.js). */
+export const ms = latencyMs;
 
-export function bytes(value) {
-  if (!value) return "–";
-  const units = ["B", "kB", "MB", "GB", "TB", "PB"];
-  let size = value;
-  let unit = 0;
-  while (size >= 1000 && unit < units.length - 1) { size /= 1000; unit += 1; }
-  return `${number(size, size < 10 ? 1 : 0)} ${units[unit]}`;
-}
+/** A capacity in bytes, IEC: "931 GiB" (units.js). */
+export const bytes = capacity;
 
 /** "2026-11-22 04:07:30" in the browser's time zone. */
 export function when(iso) {

@@ -32,6 +32,7 @@ from pinchpoint.model.stats import (
     StatPoint,
     StatsEntityKind,
 )
+from pinchpoint.plurals import plural
 
 __all__ = ["HISTOGRAM_WIDTHS", "LATENCY_WIDTHS", "parse_zpool_histograms", "parse_zpool_latency"]
 
@@ -237,8 +238,9 @@ def parse_zpool_histograms(text: str, source_name: str) -> ImportedStats:
     problems = []
     if block > 0:
         problems.append(
-            f"{block} later interval block(s) ({later_names} vdev histograms) not used: their "
-            "counts are per-second rates; the histograms hold the first block, since pool import"
+            f"{plural(block, 'later interval block')} ({later_names} vdev histograms) not used: "
+            "their counts are per-second rates; the histograms hold the first block, "
+            "since pool import"
         )
     empty = [e.name for e in table.entities() if all(h.empty for h in e.histograms.values())]
     if empty:
@@ -313,7 +315,7 @@ def parse_zpool_latency(text: str, source_name: str) -> ImportedStats:
     if block > 0:
         problems.append(
             "the first point of each pool and vdev covers the time since import, "
-            f"the {block} later point(s) one interval each"
+            f"the {plural(block, 'later point')} one interval each"
         )
     return ImportedStats(
         kind=ImportKind.ZPOOL_IOSTAT_L,

@@ -3,6 +3,7 @@
 // fans and sensors (SES elements, with their own limits), and the locate LEDs.
 
 import { api } from "../api.js";
+import { mbS, plural } from "../units.js";
 import { badge, bytes, enclosureHref, fill, h, ms, none, number, say, slot, table } from "../dom.js";
 
 export async function render(root, { params, navigate }) {
@@ -75,7 +76,7 @@ function drawPaths(element, m, view) {
     h("dt", {}, "Queue per disk"),
     h("dd", {}, f?.queue_per_disk != null ? `${number(f.queue_per_disk, 1)} I/Os` : "not sampled yet"),
     h("dt", {}, "Load"),
-    h("dd", {}, f?.iops != null ? `${number(f.iops)} IOPS · ${number(f.mb_s, 0)} MB/s · p99 ${ms(f.p99_ms)}` : "–"),
+    h("dd", {}, f?.iops != null ? `${number(f.iops)} IOPS · ${mbS(f.mb_s)} · p99 ${ms(f.p99_ms)}` : "–"),
   );
 }
 
@@ -286,7 +287,7 @@ function drawDisks(element, bays, m) {
         { label: "p99", num: true, value: (b) => ms(b.slot.figures?.p99_ms) },
       ],
       rows,
-      { rowAttrs: (b) => ({ dataset: { disk: b.slot.disk_id, paths: b.slot.hba_ports } }), caption: `${rows.length} disks in ${m.name}` },
+      { rowAttrs: (b) => ({ dataset: { disk: b.slot.disk_id, paths: b.slot.hba_ports } }), caption: `${plural(rows.length, "disk")} in ${m.name}` },
     ),
   );
 }

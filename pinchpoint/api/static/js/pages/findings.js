@@ -2,7 +2,9 @@
 // and the fix; muting with an expiry and a reason (admin token), and lifting a mute.
 
 import { api } from "../api.js";
-import { ago, badge, fill, h, none, number, say, slot, table, when } from "../dom.js";
+import { markdownNodes } from "../markup.js";
+import { plural, quantity } from "../units.js";
+import { ago, badge, fill, h, none, say, slot, table, when } from "../dom.js";
 
 const FILTERS = ["state", "severity", "rule", "entity"];
 const EXPIRIES = [
@@ -33,7 +35,7 @@ export async function render(root, { query, navigate }) {
   });
   for (const select of form.querySelectorAll("select")) select.addEventListener("change", () => form.requestSubmit());
   const titles = new Map(rules.map((r) => [r.id, r.title]));
-  fill(slot(root, "summary"), `${number(page.total)} finding${page.total === 1 ? "" : "s"} match${page.total === 1 ? "es" : ""}${page.total > page.items.length ? `, the first ${page.items.length} shown` : ""}.`);
+  fill(slot(root, "summary"), `${plural(page.total, "finding")} match${page.total === 1 ? "es" : ""}${page.total > page.items.length ? `, the first ${page.items.length} shown` : ""}.`);
   const list = slot(root, "list");
   root.dataset.ready = "true";
   if (!page.items.length) {
@@ -53,7 +55,7 @@ function stateBadge(record) {
 
 function findingItem(record, titles, reload, open) {
   const f = record.finding;
-  const details = h("details", { class: "finding", dataset: { finding: record.id } });
+  const details = h("details", { class: "finding", id: `finding-${record.id}`, dataset: { finding: record.id } });
   details.open = open;
   details.append(
     h(
@@ -61,11 +63,12 @@ function findingItem(record, titles, reload, open) {
       {},
       stateBadge(record),
       h("span", { class: "title" }, record.title),
-      h("span", { class: "hint" }, record.entity.name),
+      // the entity once: the title names it most often ("JBOD-003 has 1 of 2 SAS paths")
+      record.title.includes(record.entity.name) ? null : h("span", { class: "hint" }, record.entity.name),
       h(
         "span",
         { class: "meta" },
-        `${record.rule} · first seen ${when(record.first_seen)} · last seen ${ago(record.last_seen)} · in ${record.times_seen} report${record.times_seen === 1 ? "" : "s"}`,
+        `${record.rule} · first seen ${when(record.first_seen)} · last seen ${ago(record.last_seen)} · in ${plural(record.times_seen, "report")}`,
       ),
     ),
   );
@@ -75,12 +78,22 @@ function findingItem(record, titles, reload, open) {
       { class: "body" },
       titles.get(record.rule) ? h("p", { class: "hint" }, titles.get(record.rule)) : null,
       f.evidence.map(evidence),
-      h("div", { class: "remedy" }, h("strong", {}, "Fix: "), f.remediation),
-      f.related?.length ? h("p", { class: "hint" }, `Related: ${f.related.join(", ")}`) : null,
+      h("div", { class: "remedy" }, h("strong", {}, "Fix: "), markdownNodes(record.remediation_html)),
+      record.related_findings?.length ? relatedLinks(record) : null,
       record.mute ? muteInfo(record, reload) : muteForm(record, reload),
     ),
   );
   return details;
+}
+
+/** "Folded in (same cause): latency.group.outlier on JBOD-003", each a link to the page that
+ *  shows what it measured (its evidence is already above). */
+function relatedLinks(record) {
+  const links = record.related_findings.map((r, i) => [
+    i ? ", " : "",
+    h("a", { href: r.href, class: "related", dataset: { finding: r.id } }, `${r.rule} on ${r.entity_id === record.entity.id ? record.entity.name : r.entity_id}`),
+  ]);
+  return h("p", { class: "hint related-findings" }, "Folded in (same cause): ", links);
 }
 
 function evidence(item) {
@@ -95,14 +108,14 @@ function evidence(item) {
           table(
             [
               { label: "Fact", value: (fact) => fact.name },
-              { label: "Value", value: (fact) => `${typeof fact.value === "number" ? number(fact.value, Number.isInteger(fact.value) ? 0 : 2) : String(fact.value)}${fact.unit ? ` ${fact.unit}` : ""}` },
+              { label: "Value", value: (fact) => quantity(fact.value, fact.unit) },
               { label: "Of", value: (fact) => fact.entity?.name || "" },
             ],
             item.facts,
           ),
         )
       : null,
-    item.peers.length ? h("p", { class: "hint" }, `Compared with ${item.peers.length} peer${item.peers.length === 1 ? "" : "s"}: ${item.peers.map((p) => p.name).join(", ")}`) : null,
+    item.peers.length ? h("p", { class: "hint" }, `Compared with ${plural(item.peers.length, "peer")}: ${item.peers.map((p) => p.name).join(", ")}`) : null,
   );
 }
 

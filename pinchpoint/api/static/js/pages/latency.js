@@ -3,6 +3,7 @@
 // and a drill-down from a group to its members, slowest first.
 
 import { api } from "../api.js";
+import { plural } from "../units.js";
 import { chart, escape } from "../charts.js";
 import { fill, h, ms, none, number, say, slot, table, when } from "../dom.js";
 
@@ -291,7 +292,7 @@ async function drawHeatmap(root, series, zoom, sourceNote) {
     ],
   });
   element.dataset.cells = String(cells.length);
-  const parts = [`${number(total)} I/Os in ${withHistograms.length} points of ${series.resolution_s ?? "?"} s.`];
+  const parts = [`${plural(total, "I/O")} in ${plural(withHistograms.length, "point")} of ${series.resolution_s ?? "?"} s.`];
   if (zoom > 0) parts.push(`Zoomed: the slowest ${zoom}% (${number(hidden)} I/Os above ${ms(cut)}) are off the scale.`);
   parts.push("Colour: I/Os per cell, on a log scale. Lines: percentiles per point.");
   if (byOctave) parts.push("Rows are power-of-two octaves: the source measured no finer (zpool iostat -w).");

@@ -3,6 +3,7 @@
 // where an open finding names it. Only the sections the host has are shown.
 
 import { api } from "../api.js";
+import { linkSpeed } from "../units.js";
 import { badge, bytes, fill, h, none, number, slot, table } from "../dom.js";
 
 const SECTIONS = [
@@ -179,7 +180,7 @@ function counterCell(c) {
 }
 
 function nicFacts(nic) {
-  return [nic.name, h("div", { class: "hint" }, [nic.operstate, nic.speed_mbps ? `${number(nic.speed_mbps)} Mb/s` : null, nic.bond ? `in ${nic.bond}` : null].filter(Boolean).join(" · "))];
+  return [nic.name, h("div", { class: "hint" }, [nic.operstate, nic.speed_mbps ? linkSpeed(nic.speed_mbps) : null, nic.bond ? `in ${nic.bond}` : null].filter(Boolean).join(" · "))];
 }
 
 function fcFacts(port) {

@@ -2,6 +2,7 @@
 // last sweep, collectors that failed, and open findings over the report history.
 
 import { api } from "../api.js";
+import { markdownText } from "../markup.js";
 import { chart, COLORS } from "../charts.js";
 import { ago, badge, fill, h, none, number, slot, table, when } from "../dom.js";
 
@@ -145,7 +146,7 @@ function drawNewest(element, findings) {
             value: (f) => h("a", { href: `/findings?state=${f.state}&entity=${encodeURIComponent(f.entity.name)}` }, f.title),
           },
           { label: "Entity", value: (f) => f.entity.name },
-          { label: "Fix", value: (f) => firstSentence(f.finding.remediation) },
+          { label: "Fix", value: (f) => firstSentence(markdownText(f.remediation_html)) },
           { label: "Since", value: (f) => ago(f.opened_at || f.first_seen) },
         ],
         newest,

@@ -3,6 +3,7 @@
 // queues more than its identical peers (a missing path, a long chain) stands out.
 
 import { api } from "../api.js";
+import { plural } from "../units.js";
 import { chart, COLORS, escape } from "../charts.js";
 import { badge, enclosureHref, fill, h, ms, none, number, slot, table, when } from "../dom.js";
 
@@ -66,7 +67,7 @@ function drawSummary(root, view) {
     : "no statistics sampled yet: the chart is sized by disks";
   fill(
     slot(root, "summary"),
-    `${view.host} · ${view.hbas.length} HBAs · ${view.enclosures.length} enclosures · ${number(disks)} disks · report of ${when(view.generated_at)} · ${window}`,
+    `${view.host} · ${plural(view.hbas.length, "HBA")} · ${plural(view.enclosures.length, "enclosure")} · ${plural(disks, "disk")} · report of ${when(view.generated_at)} · ${window}`,
   );
 }
 

@@ -36,7 +36,7 @@ CASES = [
     (["check", "--formt", "json"], ["No such option: --formt", "see pinchpoint check --help"]),
     (["nocommand"], ["No such command 'nocommand'", "see pinchpoint --help"]),
     (["stats", "watch", "--interval", "-1"], ["'--interval'", "(pinchpoint stats watch)"]),
-    (["check", "--demo", "--format", "nope"], ["'nope' is not one of", "--help"]),
+    (["check", "--demo", "--format", "nope"], ["'nope': use table, json", "--help"]),
     (["explain"], ["Missing argument", "see pinchpoint explain --help"]),
     (["explain", "no.such.rule"], ["no rule 'no.such.rule'", "pinchpoint rules"]),
     (["check", "--snapshot", "{missing}"], ["no snapshot at {missing}", "check the path"]),

@@ -214,7 +214,7 @@ def test_stats_markdown(procfs_snapshot: Path) -> None:
     assert rows[0].startswith("| entity | kind | points |")
     assert "<br>mean / max |" in rows[0]  # a two-line heading in one cell
     assert rows[1].startswith("| randrw | job | 1 |")
-    assert "randrw read: n=20478" in imported.stdout
+    assert "randrw read: n=20,478" in imported.stdout
     series = FIXTURES / "diskstats" / "series"
     diff = runner.invoke(app, ["stats", "diff", str(series), "--format", "markdown"])
     assert diff.exit_code == 0, diff.output

@@ -30,7 +30,13 @@ from pinchpoint.rules.engine import evaluate, fleet_context
 from pinchpoint.service.store.bodies import pack, unpack
 from pinchpoint.service.store.database import Database, lock, moment_or_now
 from pinchpoint.service.store.inventories import report_inventory
-from pinchpoint.service.store.schema import FleetFactRow, FleetFindingRow, HostRow, ReportRow
+from pinchpoint.service.store.schema import (
+    FleetFactRow,
+    FleetFindingRow,
+    HostRow,
+    InventoryRow,
+    ReportRow,
+)
 
 NIC = "nic"
 MODEL = "model"
@@ -220,6 +226,36 @@ def keep_fleet_facts(
     session.flush()
     judge_groups(session, before | set(rows), judge, now)
     return True
+
+
+def facts_source(inventory_digest: str, host_json: str | None) -> str:
+    """What a host's fleet facts are made from: its inventory's content and the host name in
+    its host block (the facts name entities after it); two equal sources give equal facts."""
+    hostname = json.loads(host_json).get("hostname") if host_json else None
+    return f"{inventory_digest}\n{hostname or ''}"
+
+
+def kept_facts_source(session: Session, host: HostRow) -> str | None:
+    """The source of the fleet facts kept for `host`: those of its report at `fleet_at` (None
+    when it has none, or that report is gone)."""
+    if host.fleet_at is None:
+        return None
+    row = session.execute(
+        select(InventoryRow.digest, ReportRow.inventory_host)
+        .join(InventoryRow, InventoryRow.id == ReportRow.inventory_id)
+        .where(ReportRow.host_id == host.id, ReportRow.generated_at == host.fleet_at)
+    ).first()
+    return facts_source(row[0], row[1]) if row is not None else None
+
+
+def facts_wanted(
+    session: Session, host: HostRow | None, generated_at: datetime, source: str
+) -> bool:
+    """Whether a report of `host` generated at `generated_at` from `source` may change the
+    host's fleet facts: it is newer than those kept and made from something else."""
+    if host is None or host.fleet_at is None:
+        return True
+    return generated_at > host.fleet_at and kept_facts_source(session, host) != source
 
 
 def facts_of(host: str, inventory: Inventory | None) -> HostFleetFacts | None:

@@ -18,7 +18,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from pydantic import TypeAdapter
-from sqlalchemy import ColumnElement, Engine, delete, or_, select, update
+from sqlalchemy import ColumnElement, Engine, Row, delete, or_, select, update
 from sqlalchemy.orm import Session
 
 from pinchpoint.model.findings import Finding
@@ -263,10 +263,11 @@ def facts_of(host: str, inventory: Inventory | None) -> HostFleetFacts | None:
     return host_fleet_facts(host, inventory) if inventory is not None else None
 
 
-def _sort_key(row: FleetFindingRow) -> tuple[int, str, str, list[str]]:
+def _sort_key(row: Row[int, str, str, str, bytes]) -> tuple[int, str, str, list[str]]:
     """The order the engine gives findings (worst first, by rule, by entity name), and within
     those the order the rules judge groups in."""
-    return (-row.severity_rank, row.rule, row.entity_name, json.loads(row.group_key))
+    rank, rule, entity_name, group_key, _body = row
+    return (-rank, rule, entity_name, json.loads(group_key))
 
 
 class FleetStore(Database):
@@ -277,21 +278,31 @@ class FleetStore(Database):
         # how pushes judge the fleet: the service sets one with its rules' configuration
         self.fleet_judge: FleetJudge = judge_with_defaults
 
-    def _open_fleet_rows(self) -> list[FleetFindingRow]:
+    def _open_fleet_bodies(self) -> list[bytes]:
+        """The open fleet findings' JSON, as the engine orders them; the columns read as
+        tuples, not rows made objects (this is every `GET /v1/fleet/findings`)."""
         with self._reading() as session:
             rows = list(
-                session.scalars(select(FleetFindingRow).where(FleetFindingRow.state == OPEN))
+                session.execute(
+                    select(
+                        FleetFindingRow.severity_rank,
+                        FleetFindingRow.rule,
+                        FleetFindingRow.entity_name,
+                        FleetFindingRow.group_key,
+                        FleetFindingRow.body,
+                    ).where(FleetFindingRow.state == OPEN)
+                )
             )
         rows.sort(key=_sort_key)
-        return rows
+        return [unpack(row[4]) for row in rows]
 
     def fleet_findings(self) -> list[Finding]:
         """The fleet rules' open findings, as the engine orders them."""
-        return [Finding.model_validate_json(unpack(r.body)) for r in self._open_fleet_rows()]
+        return [Finding.model_validate_json(body) for body in self._open_fleet_bodies()]
 
     def fleet_findings_json(self) -> bytes:
         """The same as a JSON array, from the stored bodies without parsing them."""
-        return b"[" + b",".join(unpack(r.body) for r in self._open_fleet_rows()) + b"]"
+        return b"[" + b",".join(self._open_fleet_bodies()) + b"]"
 
     def backfill_fleet_facts(self, *, now: datetime | None = None) -> int:
         """Take the fleet facts of every host that has none yet from its newest inventory (a

@@ -206,29 +206,37 @@ class ReportStore(FleetStore):
         host_json = inventory.host.model_dump_json()
         source = facts_source(split.digest, host_json)
         generated_at = utc(report.generated_at)
-        with self._reading() as session:
-            held = held_parts(session, (part.digest for part in split.parts))
-            missing = sorted(
-                {p.name for p in split.parts if p.json is None and p.digest not in held}
-            )
-            if missing:
-                raise MissingPartsError(missing)
-            checked = {}
-            for part in split.parts:
-                if part.json is not None and part.digest not in held:
-                    try:
-                        checked[part.name] = validated_part(part.name, part.json)
-                    except PartError as err:
-                        raise StoreInputError(str(err)) from None
-            packed = packed_new_parts(session, split, held)
-            known = session.scalars(select(HostRow).where(HostRow.name == host)).first()
-            wanted = facts_wanted(session, known, generated_at, source)
-            ahead = self._pushed_facts(session, host, inventory, split, checked) if wanted else None
+        checked: dict[str, Any] = {}
+        packed: dict[str, bytes] = {}
+        ahead: HostFleetFacts | None = None
+        # Parts sent by digest only (an agent's next sweep, the usual push): nothing to check or
+        # compress, and the transaction finds them held (or names those that are not); the
+        # facts are taken in it only if they may have changed.
+        if any(part.json is not None for part in split.parts):
+            with self._reading() as session:
+                held = held_parts(session, (part.digest for part in split.parts))
+                missing = sorted(
+                    {p.name for p in split.parts if p.json is None and p.digest not in held}
+                )
+                if missing:
+                    raise MissingPartsError(missing)
+                for part in split.parts:
+                    if part.json is not None and part.digest not in held:
+                        try:
+                            checked[part.name] = validated_part(part.name, part.json)
+                        except PartError as err:
+                            raise StoreInputError(str(err)) from None
+                packed = packed_new_parts(session, split, held)
+                known = session.scalars(select(HostRow).where(HostRow.name == host)).first()
+                wanted = facts_wanted(session, known, generated_at, source)
+                ahead = (
+                    self._pushed_facts(session, host, inventory, split, checked) if wanted else None
+                )
 
         def facts() -> HostFleetFacts:
             if ahead is not None:
                 return ahead
-            with self._reading() as session:  # a concurrent push moved the facts meanwhile
+            with self._reading() as session:  # by digest only, or a concurrent push meanwhile
                 return self._pushed_facts(session, host, inventory, split, checked)
 
         return self._save(

@@ -12,13 +12,18 @@ rows at push time). Phases alternate between the two (A/B in the same run):
   then `GET /v1/fleet/findings` timed (`--gets` one after another, both instances alternately);
   the same up to 1,000 hosts; then pushes of the same hosts again (the steady state: a new
   report, the same hardware);
-* pushes of 7 MB hosts (the 1,920-path simulated host `bench_1920.toml` under new names).
+* pushes of 7 MB hosts (the 1,920-path simulated host `bench_1920.toml` under new names),
+  whole as an older agent sends them: new hosts, then the same hosts again (a new report, the
+  same hardware); then, "after" only (main has no such route), the same hosts' next reports
+  pushed by digest as this code's agent sends them (`--big-rounds` each): the report, the host
+  block and the parts' digests, all held by the central.
 
 Bodies are serialised once per template and the host name and time put in by text, so that the
 load generator's own JSON work does not count. Both codes' answers to `/v1/fleet/findings` are
 compared (the same JSON). Never run by the tests.
 
-    python bench/fleet_bench.py [--hosts 100,1000] [--big 30] [--agents 8] [--before DIR]
+    python bench/fleet_bench.py [--hosts 100,1000] [--big 30] [--big-rounds 4] [--agents 8]
+                                [--before DIR]
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 from machine import machine_line
@@ -50,6 +56,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from central_cluster import ADMIN, QUIET_CONFIG, READ, free_port  # noqa: E402
+
+if TYPE_CHECKING:
+    from pinchpoint.model.findings import Report
+    from pinchpoint.model.inventory import Inventory
 
 SPECS = ROOT / "tests" / "fixtures" / "specs"
 ADMIN_URL = os.environ.get(
@@ -97,11 +107,25 @@ def _template(spec_text: str, where: Path) -> Template:
     return _template_of(report, inventory)
 
 
-def _template_of(report: object, inventory: object) -> Template:
+def _by_digest_template(report: object, inventory: object) -> Template:
+    """The body of a push by digest of a host whose parts the central holds (the agent's
+    push of its next sweep): the report, the host block and the parts' digests."""
     from pinchpoint.model.findings import Report
     from pinchpoint.model.inventory import Inventory
+    from pinchpoint.service.fleet import _by_digest_body
+    from pinchpoint.service.store.bodies import split_inventory
 
     assert isinstance(report, Report) and isinstance(inventory, Inventory)
+    report, inventory = _placeheld(report, inventory)
+    text = _by_digest_body(report, inventory, split_inventory(inventory), (), 1.0).decode()
+    text = text.replace('"2099-01-01T00:00:00Z"', f'"{MOMENT}"')
+    if NAME not in text or MOMENT not in text:
+        raise SystemExit("the template lost its placeholders")
+    return Template(text)
+
+
+def _placeheld(report: Report, inventory: Inventory) -> tuple[Report, Inventory]:
+    """`report` and `inventory` with the host name and the report's time as placeholders."""
     report = report.model_copy(
         update={
             "generated_at": datetime(2099, 1, 1, tzinfo=UTC),
@@ -111,6 +135,15 @@ def _template_of(report: object, inventory: object) -> Template:
     inventory = inventory.model_copy(
         update={"host": inventory.host.model_copy(update={"hostname": NAME})}
     )
+    return report, inventory
+
+
+def _template_of(report: object, inventory: object) -> Template:
+    from pinchpoint.model.findings import Report
+    from pinchpoint.model.inventory import Inventory
+
+    assert isinstance(report, Report) and isinstance(inventory, Inventory)
+    report, inventory = _placeheld(report, inventory)
     text = '{"report":' + report.model_dump_json() + ',"inventory":' + inventory.model_dump_json()
     text = text.replace('"2099-01-01T00:00:00Z"', f'"{MOMENT}"') + ',"duration_s":1.0}'
     if NAME not in text or MOMENT not in text:
@@ -210,9 +243,12 @@ def _clients(agents: int) -> Iterator[list[httpx.Client]]:
             client.close()
 
 
-def push_all(side: Side, bodies: list[Callable[[], bytes]], agents: int) -> tuple[float, int]:
-    """Push every body over `agents` concurrent connections, both instances in turn (a refused
-    push sent again, up to four times); pushes/s and how many answers were refusals."""
+def push_all(
+    side: Side, bodies: list[Callable[[], bytes]], agents: int, path: str = "/v1/pushed-reports"
+) -> tuple[float, int]:
+    """Push every body to `path` over `agents` concurrent connections, both instances in turn
+    (a refused push sent again, up to four times); pushes/s and how many answers were
+    refusals."""
     refused = 0
     lock = threading.Lock()
     local = threading.local()
@@ -225,7 +261,7 @@ def push_all(side: Side, bodies: list[Callable[[], bytes]], agents: int) -> tupl
             if not hasattr(local, "client"):
                 with pool_lock:
                     local.client = next(pool)
-            url = side.urls[index % len(side.urls)] + "/v1/pushed-reports"
+            url = side.urls[index % len(side.urls)] + path
             body = bodies[index]()
             last = ""
             for _attempt in range(4):  # as an agent does: a 5xx or a dropped connection again
@@ -279,6 +315,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hosts", default="100,1000")
     parser.add_argument("--big", type=int, default=30, help="7 MB hosts pushed")
+    parser.add_argument(
+        "--big-rounds", type=int, default=4, help="pushes by digest of each 7 MB host per round"
+    )
     parser.add_argument("--agents", type=int, default=8)
     parser.add_argument("--gets", type=int, default=100, help="GETs per size (after)")
     parser.add_argument("--gets-before", type=int, default=20, help="GETs per size (before)")
@@ -317,6 +356,7 @@ def main() -> None:
     (work / "big").mkdir(exist_ok=True)
     big_report, big_inventory = check(SPECS / "bench_1920.toml", work / "big" / "snapshot")
     big = _template_of(big_report, big_inventory)
+    big_by_digest = _by_digest_template(big_report, big_inventory)
     print(
         f"bodies: client {len(templates['client'].text) / 1e3:.0f} kB, storage "
         f"{len(templates['storage'].text) / 1e3:.0f} kB, 1,920-path host "
@@ -375,7 +415,29 @@ def main() -> None:
         for side in sides:
             bodies = [(lambda n=n: big.body(f"big-{n:04d}", T0)) for n in range(args.big)]
             rate, refused = push_all(side, bodies, min(args.agents, 4))
-            print(f"  {side.label}: {args.big} 7 MB hosts pushed: {rate:.2f}/s ({refused} refused)")
+            print(
+                f"  {side.label}: {args.big} new 7 MB hosts pushed whole: {rate:.2f}/s "
+                f"({refused} refused)"
+            )
+        for side in sides:
+            bodies = [(lambda n=n: big.body(f"big-{n:04d}", later)) for n in range(args.big)]
+            rate, refused = push_all(side, bodies, min(args.agents, 4))
+            print(
+                f"  {side.label}: the {args.big} 7 MB hosts pushed whole again (same hardware): "
+                f"{rate:.2f}/s ({refused} refused)"
+            )
+        after = sides[1]  # the agent's way: the parts by digest (this code only)
+        bodies = [
+            (lambda n=n, k=k: big_by_digest.body(f"big-{n:04d}", later + timedelta(minutes=5 * k)))
+            for k in range(1, args.big_rounds + 1)
+            for n in range(args.big)
+        ]
+        rate, refused = push_all(after, bodies, args.agents, "/v1/pushed-reports/by-digest")
+        print(
+            f"  {after.label}: the {args.big} 7 MB hosts pushed by digest, {args.big_rounds} "
+            f"reports each (same hardware; {len(big_by_digest.text) / 1e3:.1f} kB a push): "
+            f"{rate:.1f}/s ({refused} refused)"
+        )
         for side in sides:
             times, _ = time_gets(side, 5 if side.label == "before" else args.gets)
             print(

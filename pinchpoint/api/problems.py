@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from pinchpoint.service.store import StoreInputError, store_unavailable
+from pinchpoint.service.store import MissingPartsError, StoreInputError, store_unavailable
 
 STORE_RETRY_AFTER_S = 5  # a database restart or failover takes seconds
 
@@ -32,6 +32,7 @@ class Problem(BaseModel):
     status: int
     detail: str | None = None
     errors: list[dict[str, Any]] | None = None  # validation: one entry per wrong field
+    missing: list[str] | None = None  # missing-parts: the inventory parts to send the JSON of
 
 
 class ProblemError(Exception):
@@ -61,12 +62,18 @@ def problem_response(
     kind: str | None = None,
     errors: list[dict[str, Any]] | None = None,
     headers: dict[str, str] | None = None,
+    missing: list[str] | None = None,
 ) -> JSONResponse:
     """A problem-details response for `status`."""
     title = HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else "Error"
     slug = kind or title.lower().replace(" ", "-")
     problem = Problem(
-        type=PROBLEM_BASE + slug, title=title, status=status, detail=detail, errors=errors
+        type=PROBLEM_BASE + slug,
+        title=title,
+        status=status,
+        detail=detail,
+        errors=errors,
+        missing=missing,
     )
     return JSONResponse(
         problem.model_dump(exclude_none=True),
@@ -111,6 +118,10 @@ def install_problem_handlers(app: FastAPI) -> None:
     @app.exception_handler(StoreInputError)
     async def _store_input(_request: Request, err: StoreInputError) -> JSONResponse:
         return problem_response(422, str(err), "validation")
+
+    @app.exception_handler(MissingPartsError)
+    async def _missing_parts(_request: Request, err: MissingPartsError) -> JSONResponse:
+        return problem_response(409, str(err), "missing-parts", missing=err.names)
 
     @app.exception_handler(DBAPIError)
     async def _store(_request: Request, err: DBAPIError) -> JSONResponse:

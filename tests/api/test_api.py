@@ -22,6 +22,7 @@ MUTATING = [
     ("post", "/v1/snapshots", None),
     ("post", "/v1/stats", None),
     ("post", "/v1/pushed-reports", None),
+    ("post", "/v1/pushed-reports/by-digest", None),
 ]
 
 

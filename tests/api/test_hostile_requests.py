@@ -78,7 +78,13 @@ def test_dates_in_range_still_work(fresh_server: Server) -> None:
 
 
 def test_deeply_nested_json_is_400(fresh_server: Server) -> None:
-    paths = ["/v1/stats", "/v1/mutes", "/v1/pushed-reports", "/v1/stats?kind=iostat-json"]
+    paths = [
+        "/v1/stats",
+        "/v1/mutes",
+        "/v1/pushed-reports",
+        "/v1/pushed-reports/by-digest",
+        "/v1/stats?kind=iostat-json",
+    ]
     with fresh_server.admin() as admin:
         for path in paths:
             answer = admin.post(

@@ -8,21 +8,19 @@ from pydantic import BaseModel
 
 from pinchpoint.api.auth import AdminAccess, ReadAccess, ServiceDep
 from pinchpoint.api.problems import ProblemError
+from pinchpoint.api.pushes import (
+    PushedByDigest,
+    PushedReport,
+    inventory_by_digest,
+    whole_inventory,
+)
 from pinchpoint.model.findings import Finding, Report
-from pinchpoint.model.inventory import Inventory
 from pinchpoint.naming import host_name_problem
+from pinchpoint.service.runtime import Service
 from pinchpoint.service.settings import Role
-from pinchpoint.service.store import HostRecord
+from pinchpoint.service.store import HostRecord, SavedReport
 
 router = APIRouter(prefix="/v1", tags=["fleet"])
-
-
-class PushedReport(BaseModel):
-    """What an agent sends: its report and the inventory it was made from."""
-
-    report: Report
-    inventory: Inventory | None = None
-    duration_s: float | None = None
 
 
 class PushReceipt(BaseModel):
@@ -37,6 +35,28 @@ def hosts(service: ServiceDep) -> list[HostRecord]:
     return service.store.hosts()
 
 
+def _host_of_push(report: Report, service: Service) -> str:
+    """The host a pushed report is stored under, once this service is a central one."""
+    if service.settings.role is not Role.CENTRAL:
+        raise ProblemError(
+            409,
+            "not-central",
+            "this service keeps its own host only (start it with --role central)",
+        )
+    host = report.host.hostname or ""
+    problem = host_name_problem(host) if host else "a pushed report needs one"
+    if problem is not None:
+        raise ProblemError(422, "validation", f"body: report.host.hostname: {problem}")
+    return host
+
+
+def _taken(saved: SavedReport, service: Service, response: Response) -> PushReceipt:
+    service.forget(saved.host)
+    service.notify(saved.transitions)
+    response.headers["Location"] = f"/v1/reports/{saved.id}"
+    return PushReceipt(id=saved.id, host=saved.host, transitions=len(saved.transitions))
+
+
 @router.post(
     "/pushed-reports",
     status_code=201,
@@ -45,29 +65,49 @@ def hosts(service: ServiceDep) -> list[HostRecord]:
     responses={409: {"description": "This service is not a central one"}},
 )
 def receive_report(pushed: PushedReport, service: ServiceDep, response: Response) -> PushReceipt:
-    """Store a report an agent pushed (`--push-to`), keyed by its host name."""
-    if service.settings.role is not Role.CENTRAL:
-        raise ProblemError(
-            409,
-            "not-central",
-            "this service keeps its own host only (start it with --role central)",
-        )
-    host = pushed.report.host.hostname or ""
-    problem = host_name_problem(host) if host else "a pushed report needs one"
-    if problem is not None:
-        raise ProblemError(422, "validation", f"body: report.host.hostname: {problem}")
-    saved = service.store.save_report(
+    """Store a report an agent pushed (`--push-to`), keyed by its host name, with the whole
+    inventory it was made from. Each inventory part is checked against the model unless this
+    central holds it already (by the SHA-256 of its compact JSON)."""
+    _host_of_push(pushed.report, service)
+    saved = service.store.save_pushed(
         pushed.report,
-        inventory=pushed.inventory,
+        whole_inventory(pushed.inventory) if pushed.inventory is not None else None,
         duration_s=pushed.duration_s,
-        origin="push",
         raise_after=service.settings.raise_after,
         resolve_after=service.settings.resolve_after,
     )
-    service.forget(host)
-    service.notify(saved.transitions)
-    response.headers["Location"] = f"/v1/reports/{saved.id}"
-    return PushReceipt(id=saved.id, host=host, transitions=len(saved.transitions))
+    return _taken(saved, service, response)
+
+
+@router.post(
+    "/pushed-reports/by-digest",
+    status_code=201,
+    response_model=PushReceipt,
+    dependencies=[AdminAccess],
+    responses={
+        409: {
+            "description": "This service is not a central one, or it does not hold the "
+            "inventory parts named in `missing` (send again with their JSON in `bodies`)"
+        }
+    },
+)
+def receive_report_by_digest(
+    pushed: PushedByDigest, service: ServiceDep, response: Response
+) -> PushReceipt:
+    """Store a report an agent pushed with its inventory's parts named by digest, and the
+    JSON of only those parts this central does not hold: a host whose hardware did not change
+    sends a few kilobytes instead of its whole inventory."""
+    _host_of_push(pushed.report, service)
+    saved = service.store.save_pushed(
+        pushed.report,
+        inventory_by_digest(pushed.inventory, pushed.bodies)
+        if pushed.inventory is not None
+        else None,
+        duration_s=pushed.duration_s,
+        raise_after=service.settings.raise_after,
+        resolve_after=service.settings.resolve_after,
+    )
+    return _taken(saved, service, response)
 
 
 @router.get("/fleet/findings", response_model=list[Finding], dependencies=[ReadAccess])

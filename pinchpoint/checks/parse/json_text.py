@@ -20,10 +20,11 @@ __all__ = ["MAX_JSON_DEPTH", "JsonTooDeepError", "json_depth", "json_too_deep", 
 # Reports and inventories nest about 10 levels deep; a statistics file fewer.
 MAX_JSON_DEPTH = 64
 
-# A string, or an unterminated one up to the end: one pass, no backtracking (each character can
-# be read by only one branch), so a body of quotes and backslashes costs no more than another.
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
+# Once escapes are gone and only quotes and brackets are left: a string, or an unterminated one
+# up to the end (one pass, no backtracking).
+_STRING = re.compile(rb'"[^"]*"?')
 _NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
+_NOT_MARK = bytes(b for b in range(256) if b not in b'[]{}"')
 _CHUNK = 65536
 _ONE_KIND = bytes.maketrans(b"{}", b"[]")
 _STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
@@ -38,8 +39,16 @@ class JsonTooDeepError(ValueError):
 
 
 def _brackets(data: str | bytes) -> bytes:
+    """The brackets of `data` outside its strings, in order; in C-level passes over the text, so
+    that a 7 MB inventory costs milliseconds (a regular expression over every string of it took
+    half a second). Escapes first: a run of backslashes pairs up from the left, as a decoder
+    reads it, and an odd one out escapes the character after it, of which only a quote matters
+    here. Then every quote left opens or closes a string: the text is cut down to its quotes
+    and brackets, two adjacent quotes are dropped (an empty string, or two strings joined: the
+    brackets outside strings stay the same), and what strings are left are removed."""
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    return _STRING.sub(b"", raw).translate(None, _NOT_BRACKET)
+    marks = raw.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _NOT_MARK)
+    return _STRING.sub(b"", marks.replace(b'""', b"")).translate(None, _NOT_BRACKET)
 
 
 def _deepest(brackets: bytes, stop_above: int | None = None) -> int:

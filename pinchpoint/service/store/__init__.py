@@ -4,7 +4,12 @@ every host, in SQLite (WAL) or PostgreSQL, with Alembic migrations (`docs/store.
 
 from pinchpoint.report.summary import SeverityCounts
 from pinchpoint.service.findings_state import FindingState
-from pinchpoint.service.store.database import StoreError, StoreInputError, store_unavailable
+from pinchpoint.service.store.database import (
+    MissingPartsError,
+    StoreError,
+    StoreInputError,
+    store_unavailable,
+)
 from pinchpoint.service.store.records import (
     FindingRecord,
     HostRecord,
@@ -24,6 +29,7 @@ __all__ = [
     "FindingRecord",
     "FindingState",
     "HostRecord",
+    "MissingPartsError",
     "MuteRecord",
     "Origin",
     "Page",

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import TypeAdapter, ValidationError
 
-from pinchpoint.model.inventory import Inventory
+from pinchpoint.model.inventory import HostInfo, Inventory
 
 COMPRESSION_LEVEL = 6
 # Inventory fields kept outside the parts: the host with the report, the version on the row.
@@ -42,10 +43,11 @@ def digest(raw: bytes) -> str:
 
 @dataclass(frozen=True)
 class InventoryPart:
-    """One part of an inventory as JSON, with its digest."""
+    """One part of an inventory as JSON, with its digest (the JSON None: an agent sent the
+    digest only, of a part the store holds)."""
 
     name: str
-    json: bytes
+    json: bytes | None
     digest: str
 
 
@@ -57,9 +59,24 @@ class SplitInventory:
     parts: tuple[InventoryPart, ...]
     digest: str
 
-    @property
-    def raw_size(self) -> int:
-        return sum(len(part.json) for part in self.parts)
+
+@dataclass(frozen=True)
+class PushedInventory:
+    """An inventory as an agent pushed it: its host block (validated) and each part as the JSON
+    it sent, or as a digest only (a part the store holds). A part's JSON is checked against the
+    model only when the store does not hold its digest: a held part was checked when stored."""
+
+    format_version: int
+    host: HostInfo
+    parts: tuple[InventoryPart, ...]
+
+    def split(self) -> SplitInventory:
+        """The inventory as the store keeps it."""
+        return SplitInventory(
+            format_version=self.format_version,
+            parts=self.parts,
+            digest=inventory_digest(self.format_version, {p.name: p.digest for p in self.parts}),
+        )
 
 
 def part_names() -> tuple[str, ...]:
@@ -80,14 +97,45 @@ def split_inventory(inventory: Inventory) -> SplitInventory:
     for name in part_names():
         raw = _adapter(name).dump_json(getattr(inventory, name))
         parts.append(InventoryPart(name=name, json=raw, digest=digest(raw)))
-    listing = f"format_version={inventory.format_version}\n" + "".join(
-        f"{part.name}={part.digest}\n" for part in sorted(parts, key=lambda p: p.name)
-    )
     return SplitInventory(
         format_version=inventory.format_version,
         parts=tuple(parts),
-        digest=digest(listing.encode()),
+        digest=inventory_digest(inventory.format_version, {p.name: p.digest for p in parts}),
     )
+
+
+def inventory_digest(format_version: int, digests: Mapping[str, str]) -> str:
+    """The digest of a whole inventory (without its host block): of its parts' digests."""
+    listing = f"format_version={format_version}\n" + "".join(
+        f"{name}={digests[name]}\n" for name in sorted(digests)
+    )
+    return digest(listing.encode())
+
+
+@cache
+def default_part(name: str) -> bytes:
+    """The JSON of part `name` when an inventory leaves it out (the model's default)."""
+    field = Inventory.model_fields[name]
+    return _adapter(name).dump_json(field.get_default(call_default_factory=True))
+
+
+class PartError(ValueError):
+    """A pushed inventory part the model refuses; the message names the fields."""
+
+
+def validated_part(name: str, raw: bytes) -> Any:
+    """`raw` as part `name` of an inventory, made a model (`PartError` when the model refuses
+    it): a pushed part is checked once per content, before it is stored, so that it can be read
+    back."""
+    try:
+        return _adapter(name).validate_json(raw)
+    except ValidationError as err:
+        wrong = [
+            f"inventory.{'.'.join(str(p) for p in (name, *e['loc']))}: {e['msg']}"
+            for e in err.errors(include_url=False)
+        ]
+        more = f" (and {len(wrong) - 3} more)" if len(wrong) > 3 else ""
+        raise PartError("; ".join(wrong[:3]) + more) from None
 
 
 def join_inventory(format_version: int, host_json: str, parts: dict[str, bytes]) -> Inventory:

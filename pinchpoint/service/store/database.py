@@ -48,6 +48,14 @@ class StoreInputError(StoreError, ValueError):
     """An argument the store refuses (a report without a host name, a negative limit …)."""
 
 
+class MissingPartsError(StoreError):
+    """An inventory pushed by digest names parts the store does not hold: send their JSON."""
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__(f"the store does not hold these inventory parts: {', '.join(names)}")
+        self.names = names
+
+
 def store_unavailable(err: BaseException) -> bool:
     """Whether `err` says the database cannot be reached or dropped the connection (a restart,
     a failover, SQLite busy past its timeout): worth trying again, not a fault of the request."""

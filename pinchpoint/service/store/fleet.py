@@ -18,7 +18,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from pydantic import TypeAdapter
-from sqlalchemy import ColumnElement, Engine, delete, or_, select, update
+from sqlalchemy import ColumnElement, Engine, Row, delete, or_, select, update
 from sqlalchemy.orm import Session
 
 from pinchpoint.model.findings import Finding
@@ -30,7 +30,13 @@ from pinchpoint.rules.engine import evaluate, fleet_context
 from pinchpoint.service.store.bodies import pack, unpack
 from pinchpoint.service.store.database import Database, lock, moment_or_now
 from pinchpoint.service.store.inventories import report_inventory
-from pinchpoint.service.store.schema import FleetFactRow, FleetFindingRow, HostRow, ReportRow
+from pinchpoint.service.store.schema import (
+    FleetFactRow,
+    FleetFindingRow,
+    HostRow,
+    InventoryRow,
+    ReportRow,
+)
 
 NIC = "nic"
 MODEL = "model"
@@ -222,15 +228,46 @@ def keep_fleet_facts(
     return True
 
 
+def facts_source(inventory_digest: str, host_json: str | None) -> str:
+    """What a host's fleet facts are made from: its inventory's content and the host name in
+    its host block (the facts name entities after it); two equal sources give equal facts."""
+    hostname = json.loads(host_json).get("hostname") if host_json else None
+    return f"{inventory_digest}\n{hostname or ''}"
+
+
+def kept_facts_source(session: Session, host: HostRow) -> str | None:
+    """The source of the fleet facts kept for `host`: those of its report at `fleet_at` (None
+    when it has none, or that report is gone)."""
+    if host.fleet_at is None:
+        return None
+    row = session.execute(
+        select(InventoryRow.digest, ReportRow.inventory_host)
+        .join(InventoryRow, InventoryRow.id == ReportRow.inventory_id)
+        .where(ReportRow.host_id == host.id, ReportRow.generated_at == host.fleet_at)
+    ).first()
+    return facts_source(row[0], row[1]) if row is not None else None
+
+
+def facts_wanted(
+    session: Session, host: HostRow | None, generated_at: datetime, source: str
+) -> bool:
+    """Whether a report of `host` generated at `generated_at` from `source` may change the
+    host's fleet facts: it is newer than those kept and made from something else."""
+    if host is None or host.fleet_at is None:
+        return True
+    return generated_at > host.fleet_at and kept_facts_source(session, host) != source
+
+
 def facts_of(host: str, inventory: Inventory | None) -> HostFleetFacts | None:
     """The fleet facts of a report's inventory, taken before the write transaction begins."""
     return host_fleet_facts(host, inventory) if inventory is not None else None
 
 
-def _sort_key(row: FleetFindingRow) -> tuple[int, str, str, list[str]]:
+def _sort_key(row: Row[int, str, str, str, bytes]) -> tuple[int, str, str, list[str]]:
     """The order the engine gives findings (worst first, by rule, by entity name), and within
     those the order the rules judge groups in."""
-    return (-row.severity_rank, row.rule, row.entity_name, json.loads(row.group_key))
+    rank, rule, entity_name, group_key, _body = row
+    return (-rank, rule, entity_name, json.loads(group_key))
 
 
 class FleetStore(Database):
@@ -241,21 +278,31 @@ class FleetStore(Database):
         # how pushes judge the fleet: the service sets one with its rules' configuration
         self.fleet_judge: FleetJudge = judge_with_defaults
 
-    def _open_fleet_rows(self) -> list[FleetFindingRow]:
+    def _open_fleet_bodies(self) -> list[bytes]:
+        """The open fleet findings' JSON, as the engine orders them; the columns read as
+        tuples, not rows made objects (this is every `GET /v1/fleet/findings`)."""
         with self._reading() as session:
             rows = list(
-                session.scalars(select(FleetFindingRow).where(FleetFindingRow.state == OPEN))
+                session.execute(
+                    select(
+                        FleetFindingRow.severity_rank,
+                        FleetFindingRow.rule,
+                        FleetFindingRow.entity_name,
+                        FleetFindingRow.group_key,
+                        FleetFindingRow.body,
+                    ).where(FleetFindingRow.state == OPEN)
+                )
             )
         rows.sort(key=_sort_key)
-        return rows
+        return [unpack(row[4]) for row in rows]
 
     def fleet_findings(self) -> list[Finding]:
         """The fleet rules' open findings, as the engine orders them."""
-        return [Finding.model_validate_json(unpack(r.body)) for r in self._open_fleet_rows()]
+        return [Finding.model_validate_json(body) for body in self._open_fleet_bodies()]
 
     def fleet_findings_json(self) -> bytes:
         """The same as a JSON array, from the stored bodies without parsing them."""
-        return b"[" + b",".join(unpack(r.body) for r in self._open_fleet_rows()) + b"]"
+        return b"[" + b",".join(self._open_fleet_bodies()) + b"]"
 
     def backfill_fleet_facts(self, *, now: datetime | None = None) -> int:
         """Take the fleet facts of every host that has none yet from its newest inventory (a

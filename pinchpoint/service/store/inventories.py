@@ -3,6 +3,7 @@ save adds, and the inventory a report was made from read back whole."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 
 from sqlalchemy import select
@@ -10,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.service.store.bodies import SplitInventory, join_inventory, pack, unpack
-from pinchpoint.service.store.database import Database, dialect_insert
+from pinchpoint.service.store.database import Database, MissingPartsError, dialect_insert
 from pinchpoint.service.store.schema import (
     HostRow,
     InventoryPartLinkRow,
@@ -20,26 +21,50 @@ from pinchpoint.service.store.schema import (
 )
 
 
-def packed_new_parts(session: Session, split: SplitInventory) -> dict[str, bytes]:
-    """The parts not stored yet, compressed: done before the write transaction begins (the
-    transaction compresses any that a prune removed meanwhile)."""
-    digests = [part.digest for part in split.parts]
-    known = set(
-        session.scalars(select(InventoryPartRow.digest).where(InventoryPartRow.digest.in_(digests)))
+def held_parts(session: Session, digests: Iterable[str]) -> set[str]:
+    """Which of `digests` the store holds as inventory parts."""
+    wanted = sorted(set(digests))
+    return set(
+        session.scalars(select(InventoryPartRow.digest).where(InventoryPartRow.digest.in_(wanted)))
     )
-    return {p.digest: pack(p.json) for p in split.parts if p.digest not in known}
+
+
+def packed_new_parts(
+    session: Session, split: SplitInventory, held: set[str] | None = None
+) -> dict[str, bytes]:
+    """The parts not stored yet, compressed: done before the write transaction begins (the
+    transaction compresses any that a prune removed meanwhile). `held`: the digests already
+    known to be stored (looked up when not given)."""
+    if held is None:
+        held = held_parts(session, (part.digest for part in split.parts))
+    return {
+        p.digest: pack(p.json) for p in split.parts if p.json is not None and p.digest not in held
+    }
 
 
 def store_inventory(
     session: Session, split: SplitInventory, packed: dict[str, bytes], at: datetime
 ) -> tuple[int, bool]:
     """The id of the inventory `split` (stored now unless it already was), and whether it
-    was new."""
+    was new. A part sent by digest only must be held already (`MissingPartsError`)."""
     found = session.scalar(select(InventoryRow.id).where(InventoryRow.digest == split.digest))
     if found is not None:
         return found, False
-    part_ids: dict[str, int] = {}
-    for part in split.parts:
+    digests = sorted({part.digest for part in split.parts})
+    stored = {
+        digest: (part_id, size)
+        for digest, part_id, size in session.execute(
+            select(InventoryPartRow.digest, InventoryPartRow.id, InventoryPartRow.raw_size).where(
+                InventoryPartRow.digest.in_(digests)
+            )
+        )
+    }
+    adding = [p for p in split.parts if p.digest not in stored and p.json is not None]
+    missing = sorted({p.name for p in split.parts if p.digest not in stored and p.json is None})
+    if missing:
+        raise MissingPartsError(missing)
+    for part in adding:
+        assert part.json is not None
         session.execute(
             dialect_insert(session, InventoryPartRow)
             .values(
@@ -50,9 +75,16 @@ def store_inventory(
             )
             .on_conflict_do_nothing(index_elements=["digest"])
         )
-        part_ids[part.name] = session.scalars(
-            select(InventoryPartRow.id).where(InventoryPartRow.digest == part.digest)
-        ).one()
+    if adding:  # a concurrent save may have stored some of them first: read the ids back
+        stored.update(
+            (digest, (part_id, size))
+            for digest, part_id, size in session.execute(
+                select(
+                    InventoryPartRow.digest, InventoryPartRow.id, InventoryPartRow.raw_size
+                ).where(InventoryPartRow.digest.in_(sorted({p.digest for p in adding})))
+            )
+        )
+    part_ids = {part.name: stored[part.digest][0] for part in split.parts}
     # RETURNING says whether this transaction inserted it (an ORM INSERT's rowcount is -1 on
     # PostgreSQL): a concurrent save of the same content waits for the first one's commit,
     # then finds the row and must not add its links again
@@ -61,7 +93,7 @@ def store_inventory(
         .values(
             digest=split.digest,
             format_version=split.format_version,
-            raw_size=split.raw_size,
+            raw_size=sum(stored[part.digest][1] for part in split.parts),
             created_at=at,
         )
         .on_conflict_do_nothing(index_elements=["digest"])
@@ -79,6 +111,19 @@ def store_inventory(
     )
     session.flush()
     return inventory_id, True
+
+
+def stored_parts(session: Session, digests: Iterable[str]) -> dict[str, bytes]:
+    """The JSON of the stored parts of `digests`, by digest."""
+    wanted = sorted(set(digests))
+    return {
+        digest: unpack(body)
+        for digest, body in session.execute(
+            select(InventoryPartRow.digest, InventoryPartRow.body).where(
+                InventoryPartRow.digest.in_(wanted)
+            )
+        )
+    }
 
 
 def report_inventory(session: Session, row: ReportRow) -> Inventory | None:

@@ -8,19 +8,32 @@ What a report's findings add up to is `pinchpoint/report/summary.py`, how two di
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
-from typing import cast
+from typing import Any, cast
 
 from sqlalchemy import ColumnElement, Select, func, select
-from sqlalchemy.orm import defer
+from sqlalchemy.orm import Session, defer
 
 from pinchpoint.model.findings import Report, Severity
+from pinchpoint.model.fleet import HostFleetFacts
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.report.diff import findings_diff
 from pinchpoint.report.summary import SeverityCounts, findings_summary
+from pinchpoint.rules.derived.fleet_facts import host_fleet_facts
 from pinchpoint.service.events import FindingTransition
-from pinchpoint.service.store.bodies import pack, split_inventory, unpack
+from pinchpoint.service.store.bodies import (
+    PartError,
+    PushedInventory,
+    SplitInventory,
+    pack,
+    split_inventory,
+    unpack,
+    validated_part,
+)
 from pinchpoint.service.store.database import (
+    MissingPartsError,
     StoreInputError,
     check_page,
     lock,
@@ -28,9 +41,20 @@ from pinchpoint.service.store.database import (
     utc,
 )
 from pinchpoint.service.store.findings import advance_states
-from pinchpoint.service.store.fleet import FleetStore, facts_of, keep_fleet_facts
+from pinchpoint.service.store.fleet import (
+    FleetStore,
+    facts_of,
+    facts_source,
+    facts_wanted,
+    keep_fleet_facts,
+)
 from pinchpoint.service.store.hosts import host_name, host_row
-from pinchpoint.service.store.inventories import packed_new_parts, store_inventory
+from pinchpoint.service.store.inventories import (
+    held_parts,
+    packed_new_parts,
+    store_inventory,
+    stored_parts,
+)
 from pinchpoint.service.store.mute_holds import holding_mute
 from pinchpoint.service.store.mutes import unexpired_mutes
 from pinchpoint.service.store.records import (
@@ -98,6 +122,17 @@ def _check_save(
     return host
 
 
+@dataclass(frozen=True)
+class _Inventory:
+    """A report's inventory as the save transaction takes it: its parts (those not held yet
+    compressed ahead), its host block, and its fleet facts when the transaction needs them."""
+
+    split: SplitInventory
+    host_json: str
+    packed: dict[str, bytes]
+    facts: Callable[[], HostFleetFacts | None]
+
+
 class ReportStore(FleetStore):
     """The store's reports (each keeps its host's fleet facts up to date)."""
 
@@ -117,16 +152,145 @@ class ReportStore(FleetStore):
         return the transitions to notify. The same report again (same host, same generated_at)
         is stored once: the second save answers with the first's id (`duplicate`)."""
         host = _check_save(report, inventory, duration_s, origin, raise_after, resolve_after)
-        stored_at = moment_or_now(now)
-        generated_at = utc(report.generated_at)
-        body = pack(report.model_dump_json())
         split = split_inventory(inventory) if inventory is not None else None
         packed = {}
         if split is not None:
             with self._reading() as session:
                 packed = packed_new_parts(session, split)
-        summary = findings_summary(report.findings)
         facts = facts_of(host, inventory)
+        return self._save(
+            report,
+            host,
+            _Inventory(split, inventory.host.model_dump_json(), packed, lambda: facts)
+            if split is not None and inventory is not None
+            else None,
+            duration_s=duration_s,
+            origin=origin,
+            raise_after=raise_after,
+            resolve_after=resolve_after,
+            now=now,
+        )
+
+    def save_pushed(
+        self,
+        report: Report,
+        inventory: PushedInventory | None,
+        *,
+        duration_s: float | None = None,
+        raise_after: int = 2,
+        resolve_after: int = 2,
+        now: datetime | None = None,
+    ) -> SavedReport:
+        """`save_report` for what an agent pushed, without making the inventory a model: each
+        part is stored as the JSON it came in, checked against the model only when the store
+        does not hold its digest yet (`StoreInputError` when the model refuses it); a part sent
+        by digest only must be held (`MissingPartsError` names those that are not). The fleet
+        facts are taken from the inventory only when it is not the one they were taken from."""
+        host = _check_save(report, None, duration_s, "push", raise_after, resolve_after)
+        if inventory is None:
+            return self._save(
+                report,
+                host,
+                None,
+                duration_s=duration_s,
+                origin="push",
+                raise_after=raise_after,
+                resolve_after=resolve_after,
+                now=now,
+            )
+        if inventory.host.hostname not in (None, "", host):
+            raise StoreInputError(
+                f"the inventory is of host {inventory.host.hostname!r}, the report of {host!r}"
+            )
+        split = inventory.split()
+        host_json = inventory.host.model_dump_json()
+        source = facts_source(split.digest, host_json)
+        generated_at = utc(report.generated_at)
+        checked: dict[str, Any] = {}
+        packed: dict[str, bytes] = {}
+        ahead: HostFleetFacts | None = None
+        # Parts sent by digest only (an agent's next sweep, the usual push): nothing to check or
+        # compress, and the transaction finds them held (or names those that are not); the
+        # facts are taken in it only if they may have changed.
+        if any(part.json is not None for part in split.parts):
+            with self._reading() as session:
+                held = held_parts(session, (part.digest for part in split.parts))
+                missing = sorted(
+                    {p.name for p in split.parts if p.json is None and p.digest not in held}
+                )
+                if missing:
+                    raise MissingPartsError(missing)
+                for part in split.parts:
+                    if part.json is not None and part.digest not in held:
+                        try:
+                            checked[part.name] = validated_part(part.name, part.json)
+                        except PartError as err:
+                            raise StoreInputError(str(err)) from None
+                packed = packed_new_parts(session, split, held)
+                known = session.scalars(select(HostRow).where(HostRow.name == host)).first()
+                wanted = facts_wanted(session, known, generated_at, source)
+                ahead = (
+                    self._pushed_facts(session, host, inventory, split, checked) if wanted else None
+                )
+
+        def facts() -> HostFleetFacts:
+            if ahead is not None:
+                return ahead
+            with self._reading() as session:  # by digest only, or a concurrent push meanwhile
+                return self._pushed_facts(session, host, inventory, split, checked)
+
+        return self._save(
+            report,
+            host,
+            _Inventory(split, host_json, packed, facts),
+            duration_s=duration_s,
+            origin="push",
+            raise_after=raise_after,
+            resolve_after=resolve_after,
+            now=now,
+        )
+
+    @staticmethod
+    def _pushed_facts(
+        session: Session,
+        host: str,
+        pushed: PushedInventory,
+        split: SplitInventory,
+        checked: dict[str, Any],
+    ) -> HostFleetFacts:
+        """The fleet facts of a pushed inventory: its parts made models once (those checked
+        on the way in as they were), the parts sent by digest read back from the store."""
+        held = stored_parts(session, (p.digest for p in split.parts if p.json is None))
+        models = {
+            part.name: checked[part.name]
+            if part.name in checked
+            else validated_part(
+                part.name, part.json if part.json is not None else held[part.digest]
+            )
+            for part in split.parts
+        }
+        inventory = Inventory.model_construct(
+            format_version=split.format_version, host=pushed.host, **models
+        )
+        return host_fleet_facts(host, inventory)
+
+    def _save(
+        self,
+        report: Report,
+        host: str,
+        inventory: _Inventory | None,
+        *,
+        duration_s: float | None,
+        origin: str,
+        raise_after: int,
+        resolve_after: int,
+        now: datetime | None,
+    ) -> SavedReport:
+        """The transaction of `save_report` and `save_pushed`."""
+        stored_at = moment_or_now(now)
+        generated_at = utc(report.generated_at)
+        body = pack(report.model_dump_json())
+        summary = findings_summary(report.findings)
         with self._writing() as session:
             lock(session, "maintenance", shared=True)
             lock(session, f"host:{host}")
@@ -150,8 +314,8 @@ class ReportStore(FleetStore):
                 select(func.max(ReportRow.generated_at)).where(ReportRow.host_id == host_record.id)
             )
             inventory_id, inventory_stored = (
-                store_inventory(session, split, packed, stored_at)
-                if split is not None
+                store_inventory(session, inventory.split, inventory.packed, stored_at)
+                if inventory is not None
                 else (None, False)
             )
             row = ReportRow(
@@ -161,7 +325,7 @@ class ReportStore(FleetStore):
                 origin=origin,
                 duration_s=duration_s,
                 inventory_id=inventory_id,
-                inventory_host=inventory.host.model_dump_json() if inventory else None,
+                inventory_host=inventory.host_json if inventory is not None else None,
                 critical=summary.unmuted.critical,
                 warning=summary.unmuted.warning,
                 info=summary.unmuted.info,
@@ -194,10 +358,17 @@ class ReportStore(FleetStore):
                 host_record.host_info = report.host.model_dump_json()
                 host_record.last_seen = generated_at
             host_record.first_seen = min(host_record.first_seen, generated_at)
-            if facts is not None:
-                keep_fleet_facts(
-                    session, host_record, facts, generated_at, stored_at, self.fleet_judge
-                )
+            if inventory is not None:
+                source = facts_source(inventory.split.digest, inventory.host_json)
+                if not facts_wanted(session, host_record, generated_at, source):
+                    # the inventory the kept facts were taken from: the same facts
+                    host_record.fleet_at = max(host_record.fleet_at or generated_at, generated_at)
+                else:
+                    facts = inventory.facts()
+                    if facts is not None:
+                        keep_fleet_facts(
+                            session, host_record, facts, generated_at, stored_at, self.fleet_judge
+                        )
             return SavedReport(
                 id=row.id,
                 host=host,

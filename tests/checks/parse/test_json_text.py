@@ -61,6 +61,18 @@ def test_brackets_in_strings_do_not_count() -> None:
 
 
 @pytest.mark.parametrize(
+    "inside",
+    ["\\", '\\"', '\\\\"[[', "]]\\", '"]]"', "\\u005c]", "", '""', "[{"],
+)
+def test_escapes_before_quotes_end_strings_as_the_decoder_ends_them(inside: str) -> None:
+    """A run of backslashes before a quote: even, the quote ends the string; odd, it is in it."""
+    value = {"a": inside, "b": [inside, [inside + "\\"]], inside: {"c": [[inside]]}}
+    text = json.dumps(value)
+    assert json_depth(text) == _depth(json.loads(text)) == 4
+    assert json_too_deep(text.encode(), 3) and not json_too_deep(text.encode(), 4)
+
+
+@pytest.mark.parametrize(
     "text",
     ['"' * 10_000, '"\\' * 10_000, "]" * 10_000, "[" * 10 + '"\\', "\\", "", "\x00\xff"],
 )

@@ -15,6 +15,7 @@ import math
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
+from typing import Any
 
 from pinchpoint.checks.parse.diskstats import DiskstatsTable
 from pinchpoint.model.breakdown import GroupFigures, GroupLevel
@@ -30,7 +31,7 @@ from pinchpoint.stats.aggregate import (
     histogram_family,
 )
 from pinchpoint.stats.attach import Attachment
-from pinchpoint.stats.iostat import counter_load, interval_centiseconds
+from pinchpoint.stats.iostat import counter_load, counter_load_columns, interval_centiseconds
 from pinchpoint.stats.links import LINK_LEVELS
 
 
@@ -110,6 +111,15 @@ class TickPlan:
             if level not in LINK_LEVELS and level is not GroupLevel.STANDALONE:
                 recorder.build(level)
         self.groups = [plan for plan in recorder.plans if plan.measured]
+        # how `_sums` adds each group's devices: (first, second or -1, itemgetter for more)
+        self.shapes: list[tuple[int, int, itemgetter[Any] | None]] = [
+            (
+                g.devices[0],
+                g.devices[1] if len(g.devices) == 2 else -1,
+                itemgetter(*g.devices) if len(g.devices) > 2 else None,
+            )
+            for g in self.groups
+        ]
         self._measured = measured  # its name → entity look-ups serve the histograms
 
     def entity_histograms(
@@ -167,6 +177,27 @@ def _add_device(
     columns[7].append(100.0 * (min(100.0, max(0.0, util)) / 100.0 * s / s))
 
 
+def _load_columns(s: float, loads: list[list[float]]) -> list[list[float]]:
+    """`_add_device` of every device at once, from the columns of `counter_load_columns`: the
+    same expressions, a list operation per figure."""
+    r_s, w_s, rkb_s, wkb_s, r_await, w_await, aqu_sz, util = loads
+    reads = [max(0.0, v) * s for v in r_s]
+    writes = [max(0.0, v) * s for v in w_s]
+    return [
+        [v / s for v in reads],
+        [v / s for v in writes],
+        [max(0.0, v) * s / s / 1024 for v in rkb_s],
+        [max(0.0, v) * s / s / 1024 for v in wkb_s],
+        [max(0.0, v) * s / s for v in aqu_sz],
+        [r + w for r, w in zip(reads, writes, strict=True)],
+        [
+            max(0.0, ra) * r + max(0.0, wa) * w
+            for ra, r, wa, w in zip(r_await, reads, w_await, writes, strict=True)
+        ],
+        [100.0 * (min(100.0, max(0.0, v)) / 100.0 * s / s) for v in util],
+    ]
+
+
 def _columns(interval: IntervalFigures) -> list[list[float]]:
     """The summed figures of every device of `interval` (`_add_device`), in its order."""
     s = interval.interval_s
@@ -186,6 +217,7 @@ class TickAggregator:
         self.levels = tuple(levels)
         self._plan: TickPlan | None = None
         self.plans_built = 0
+        self._kept_for: tuple[list[str], Container[str], list[int]] | None = None
 
     def plan_for(self, names: Sequence[str]) -> TickPlan:
         """The plan for an interval measuring `names`: the last one while they stay the same."""
@@ -226,6 +258,13 @@ class TickAggregator:
         if itv is None or not (math.isfinite(itv) and itv > 0):
             return None
         s = itv / 100
+        if before.names == after.names:  # the usual tick: the same devices, column by column
+            kept = self._kept(after.names, leave_out)
+            loads = counter_load_columns(before, after, kept, itv)
+            if loads is not None:
+                names = [after.names[position] for position in kept]
+                found = self._sums(names, _load_columns(s, loads), imports)
+                return None if found is None else (found, s)
         names = []
         columns: list[list[float]] = [[] for _ in range(8)]
         old_index, counters, new_counters = before.index, before.counters, after.counters
@@ -241,6 +280,17 @@ class TickAggregator:
         found = self._sums(names, columns, imports)
         return None if found is None else (found, s)
 
+    def _kept(self, names: list[str], leave_out: Container[str]) -> list[int]:
+        """The positions of `names` not left out, kept while the names and `leave_out` stay."""
+        if (
+            self._kept_for is None
+            or self._kept_for[1] is not leave_out
+            or self._kept_for[0] != names
+        ):
+            kept = [at for at, name in enumerate(names) if name not in leave_out]
+            self._kept_for = (names, leave_out, kept)
+        return self._kept_for[2]
+
     def _sums(
         self,
         names: list[str],
@@ -252,13 +302,21 @@ class TickAggregator:
         plan = self.plan_for(names)
         histograms, kinds = plan.entity_histograms(imports) if imports else ({}, {})
         found = []
-        for group in plan.groups:
-            if len(group.devices) == 1:  # a disk's one path: its own figures
-                at = group.devices[0]
-                sums = [0.0 + column[at] for column in columns]
-            else:  # added in order from 0, as `_group` adds them
-                pick = itemgetter(*group.devices)
-                sums = [sum(pick(column), 0.0) for column in columns]
+        # each figure of every group, added in order from 0 as `_group` adds them: one or two
+        # devices (a disk's paths) written out, more through `sum`
+        shapes = plan.shapes
+        totals = [
+            [
+                sum(pick(column), 0.0)
+                if pick is not None
+                else 0.0 + column[a]
+                if b < 0
+                else 0.0 + column[a] + column[b]
+                for a, b, pick in shapes
+            ]
+            for column in columns
+        ]
+        for group, sums in zip(plan.groups, zip(*totals, strict=True), strict=True):
             read_iops, write_iops, read_mb_s, write_mb_s, queue, ios, waited, util = sums
             values = {
                 Metric.READ_IOPS: read_iops,

@@ -63,6 +63,7 @@ STORED_LEVELS = (
     GroupLevel.FC_ADAPTER,
 )
 SAMPLED_LEVELS = (GroupLevel.DISK, GroupLevel.LUN, *STORED_LEVELS)
+MEMBER_LEVELS = frozenset((GroupLevel.DISK, GroupLevel.LUN))  # kept in memory, not stored
 
 
 def group_policy() -> RetentionPolicy:
@@ -322,7 +323,7 @@ class StatsSampler:
                         fitted = scaled(own, share) if replay else own
                         if fitted is not None:
                             histograms[kind] = fitted
-                if group.level in (GroupLevel.DISK, GroupLevel.LUN):
+                if group.level in MEMBER_LEVELS:
                     members.append((group.id, group.values, histograms))
                 else:
                     start = int(now.timestamp()) // 10 * 10

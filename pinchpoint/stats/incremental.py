@@ -15,7 +15,7 @@ import math
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from pinchpoint.checks.parse.diskstats import DiskstatsTable
 from pinchpoint.model.breakdown import GroupFigures, GroupLevel
@@ -48,11 +48,21 @@ class GroupPlan:
     measured: int
 
 
-@dataclass(frozen=True, slots=True)
-class GroupTick:
+# The metrics of a tick's values, looked up once (an enum member's look-up is not free).
+_READ_IOPS, _WRITE_IOPS, _READ_KBPS, _WRITE_KBPS = (
+    Metric.READ_IOPS,
+    Metric.WRITE_IOPS,
+    Metric.READ_KBPS,
+    Metric.WRITE_KBPS,
+)
+_QUEUE, _LATENCY_MS, _UTIL_PCT = Metric.QUEUE, Metric.LATENCY_MS, Metric.UTIL_PCT
+
+
+class GroupTick(NamedTuple):
     """One group's figures for one interval: the values a series point holds, and the merged
     histogram of its members when histograms came with the interval, whole and kind by kind
-    (read apart from write: a heat map says which it draws)."""
+    (read apart from write: a heat map says which it draws). A named tuple: a thousand of them
+    every tick, made in a tenth of a frozen dataclass's time."""
 
     level: GroupLevel
     id: str
@@ -179,22 +189,20 @@ def _add_device(
 
 def _load_columns(s: float, loads: list[list[float]]) -> list[list[float]]:
     """`_add_device` of every device at once, from the columns of `counter_load_columns`: the
-    same expressions, a list operation per figure."""
+    same expressions, a list operation per figure. Those figures are never negative (no counter
+    went back), so `max(0.0, v)` is `v` and `min(100.0, v)` is written out."""
     r_s, w_s, rkb_s, wkb_s, r_await, w_await, aqu_sz, util = loads
-    reads = [max(0.0, v) * s for v in r_s]
-    writes = [max(0.0, v) * s for v in w_s]
+    reads = [v * s for v in r_s]
+    writes = [v * s for v in w_s]
     return [
         [v / s for v in reads],
         [v / s for v in writes],
-        [max(0.0, v) * s / s / 1024 for v in rkb_s],
-        [max(0.0, v) * s / s / 1024 for v in wkb_s],
-        [max(0.0, v) * s / s for v in aqu_sz],
+        [v * s / s / 1024 for v in rkb_s],
+        [v * s / s / 1024 for v in wkb_s],
+        [v * s / s for v in aqu_sz],
         [r + w for r, w in zip(reads, writes, strict=True)],
-        [
-            max(0.0, ra) * r + max(0.0, wa) * w
-            for ra, r, wa, w in zip(r_await, reads, w_await, writes, strict=True)
-        ],
-        [100.0 * (min(100.0, max(0.0, v)) / 100.0 * s / s) for v in util],
+        [ra * r + wa * w for ra, r, wa, w in zip(r_await, reads, w_await, writes, strict=True)],
+        [100.0 * ((v if v < 100.0 else 100.0) / 100.0 * s / s) for v in util],
     ]
 
 
@@ -319,15 +327,15 @@ class TickAggregator:
         for group, sums in zip(plan.groups, zip(*totals, strict=True), strict=True):
             read_iops, write_iops, read_mb_s, write_mb_s, queue, ios, waited, util = sums
             values = {
-                Metric.READ_IOPS: read_iops,
-                Metric.WRITE_IOPS: write_iops,
-                Metric.READ_KBPS: read_mb_s * 1024,
-                Metric.WRITE_KBPS: write_mb_s * 1024,
-                Metric.QUEUE: queue / group.measured,
+                _READ_IOPS: read_iops,
+                _WRITE_IOPS: write_iops,
+                _READ_KBPS: read_mb_s * 1024,
+                _WRITE_KBPS: write_mb_s * 1024,
+                _QUEUE: queue / group.measured,
             }
             if ios > 0:
-                values[Metric.LATENCY_MS] = waited / ios
-            values[Metric.UTIL_PCT] = util / len(group.devices)
+                values[_LATENCY_MS] = waited / ios
+            values[_UTIL_PCT] = util / len(group.devices)
             histogram = None
             by_kind: dict[HistogramKind, LatencyHistogram] = {}
             if histograms:

@@ -241,6 +241,7 @@ def counter_load(
 
 
 _LOAD_COUNTERS = tuple(c for c in range(COUNTERS) if c != _IN_FLIGHT)
+_LOAD_FIGURES = (0, 2, 3, 4, 6, 7, _IO_MS, 10)  # the counters `counter_load` computes from
 
 
 def counter_load_columns(
@@ -261,13 +262,15 @@ def counter_load_columns(
     deltas: dict[int, list[int]] = {}
     for counter in _LOAD_COUNTERS:
         start = 2 + counter
+        if counter not in _LOAD_FIGURES:  # only whether it went back, of any device
+            if any(map(operator.lt, new[start::ROW], old[start::ROW])):
+                return None
+            continue
         grown = list(map(operator.sub, pick(new[start::ROW]), pick(old[start::ROW])))
         if min(grown) < 0:
             return None
         deltas[counter] = grown
-    rd, rd_sect, rd_ms, wr, wr_sect, wr_ms, busy_ms, queue_ms = (
-        deltas[c] for c in (0, 2, 3, 4, 6, 7, _IO_MS, 10)
-    )
+    rd, rd_sect, rd_ms, wr, wr_sect, wr_ms, busy_ms, queue_ms = (deltas[c] for c in _LOAD_FIGURES)
     # counter_load's expressions, each over the devices (a device that did nothing: zeros)
     return [
         [n / itv * 100 for n in rd],

@@ -8,8 +8,8 @@ its read of /proc/diskstats given the snapshot's samples in turn, one second apa
 parse the counters, the interval's figures, the breakdown of the disks and the groups above
 them, points for the disks in memory and for the groups in a SQLite store in a temporary
 directory. The inventory is frozen out of the garbage collector's sight first, as the service
-keeps it (`performance.keep_long_lived`). CPU is `time.process_time()`, the read + parse part timed inside the read; the
-first `--warm` ticks are left out.
+keeps it (`performance.keep_long_lived`). CPU is `time.process_time()`, the read + parse part
+timed inside the read; the first `--warm` ticks are left out.
 
 With `--before TREE` (an earlier source tree, e.g. a `git worktree` of main), that tree's code
 runs the same ticks in child processes alternating with this tree's, round by round, so both

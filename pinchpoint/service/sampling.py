@@ -68,6 +68,7 @@ STORED_LEVELS = (
     GroupLevel.FC_ADAPTER,
 )
 SAMPLED_LEVELS = (GroupLevel.DISK, GroupLevel.LUN, *STORED_LEVELS)
+MEMBER_LEVELS = frozenset((GroupLevel.DISK, GroupLevel.LUN))  # kept in memory, not stored
 
 
 def group_policy() -> RetentionPolicy:
@@ -334,6 +335,7 @@ class StatsSampler:
         """A point per group of one interval of `seconds` at `now`: disks and LUNs in memory,
         the groups above them in the store (one write for all)."""
         stored = []
+        members = []
         host = host or inventory.host.hostname or ""
         with self._lock:
             for group in groups:
@@ -350,12 +352,13 @@ class StatsSampler:
                         fitted = scaled(own, share) if replay else own
                         if fitted is not None:
                             histograms[kind] = fitted
-                if group.level in (GroupLevel.DISK, GroupLevel.LUN):
-                    self.members.add(group.id, now, seconds, group.values, histograms)
+                if group.level in MEMBER_LEVELS:
+                    members.append((group.id, group.values, histograms))
                 else:
                     start = int(now.timestamp()) // 10 * 10
                     point = new_point(start, 10, seconds, group.values, histograms)
                     stored.append((group.id, point))
+            self.members.add_all(now, seconds, members)  # each disk's point, one bucket look-up
             # compacted only when a point can have outlived its tier (not every second):
             # a point added now lives at least the finest tier's time
             now_s = (now if now.tzinfo else now.replace(tzinfo=UTC)).timestamp()  # naive: UTC

@@ -15,6 +15,7 @@ Pure and in memory, made of pydantic models so that a store can persist it as it
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from pydantic import BaseModel, Field, model_validator
@@ -203,14 +204,16 @@ def fold_into(
         counted_by = _WEIGHED_BY.get(metric)
         weight = covered_s if counted_by is None else _weight(metric, clean, covered_s)
         before = means.get(metric)
-        before_weight = weights.get(metric, 0.0)
         if before is None:
             means[metric] = value
-        elif before_weight + weight > 0:
-            means[metric] = (before * before_weight + value * weight) / (before_weight + weight)
-        weights[metric] = before_weight + weight
-    for metric, value in clean.items():
-        maxima[metric] = max(value, maxima.get(metric, value))
+            weights[metric] = weights.get(metric, 0.0) + weight
+        else:
+            before_weight = weights.get(metric, 0.0)
+            if before_weight + weight > 0:
+                means[metric] = (before * before_weight + value * weight) / (before_weight + weight)
+            weights[metric] = before_weight + weight
+        peak = maxima.get(metric)
+        maxima[metric] = value if peak is None or not peak > value else peak  # max(value, peak)
     for kind, histogram in histograms.items():
         total.histograms.setdefault(kind, LatencyHistogram()).merge_from(histogram)
 
@@ -256,6 +259,27 @@ class HistogramSeries(BaseModel):
         if bucket is None:
             bucket = buckets[start] = SeriesPoint(start_s=start, resolution_s=finest.resolution_s)
         fold_into(bucket, duration_s, values or {}, histograms or {})
+
+    def add_all(
+        self,
+        at: datetime,
+        duration_s: float,
+        entries: Iterable[tuple[str, dict[Metric, float], dict[HistogramKind, LatencyHistogram]]],
+    ) -> None:
+        """`add` of each (entity, values, histograms) of `entries`, all at `at` for
+        `duration_s` (the live sampler's disks, every tick: the bucket found once)."""
+        finest = self.tiers[0]
+        resolution = finest.resolution_s
+        start = int(_epoch_s(at)) // resolution * resolution
+        points = finest.points
+        for entity, values, histograms in entries:
+            buckets = points.get(entity)
+            if buckets is None:
+                buckets = points[entity] = {}
+            bucket = buckets.get(start)
+            if bucket is None:
+                bucket = buckets[start] = SeriesPoint(start_s=start, resolution_s=resolution)
+            fold_into(bucket, duration_s, values, histograms)
 
     def compact(self, now: datetime) -> None:
         """Roll every point that has outlived its tier into the next tier, and drop what has

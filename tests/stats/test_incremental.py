@@ -175,3 +175,29 @@ def test_a_live_tick_from_raw_counters_equals_the_tick_of_their_figures(
         quick = aggregator.tick_tables(before, after, partitions)
         assert quick is not None and quick[1] == interval.interval_s
         same(quick[0], full_tick(inventory, interval, [], SAMPLED_LEVELS, SLOWER_S))
+
+
+def test_a_counter_gone_back_in_a_live_tick_is_summed_device_by_device(
+    snapshot: SnapshotSource,
+    demo: tuple[Inventory, list[IntervalFigures], list[ImportedStats]],
+) -> None:
+    """The column-by-column sums of a live tick stop at a counter that went back (a 32-bit
+    time wrapping) and the tick is summed device by device, as the figures are."""
+    from dataclasses import replace
+
+    from pinchpoint.checks.collect.diskstats import read_table_series
+    from pinchpoint.checks.parse.diskstats import ROW
+    from pinchpoint.stats.iostat import counter_load_columns, table_series_figures
+
+    inventory, _, _ = demo
+    partitions = frozenset(p.name for d in inventory.block.devices for p in d.partitions)
+    before, after = read_table_series(snapshot)[:2]
+    busy = next(at for at, name in enumerate(after.names) if name not in partitions)
+    numbers = after.numbers[:]
+    numbers[busy * ROW + 2 + 3] = 5  # read milliseconds: below the earlier count, a wrap
+    wrapped = replace(after, numbers=numbers)
+    assert counter_load_columns(before, wrapped, [busy], 100.0) is None
+    interval = table_series_figures([before, wrapped], leave_out=partitions)[0]
+    quick = TickAggregator(inventory, SAMPLED_LEVELS).tick_tables(before, wrapped, partitions)
+    assert quick is not None and quick[1] == interval.interval_s
+    same(quick[0], full_tick(inventory, interval, [], SAMPLED_LEVELS, SLOWER_S))

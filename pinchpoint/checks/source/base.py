@@ -103,10 +103,18 @@ class Source(ABC):
         cap = MAX_FILE_BYTES if limit is None else limit + 1
         try:
             chunk = os.read(fd, min(READ_CHUNK, cap))
-            if len(chunk) >= cap or (self.short_read_is_end and len(chunk) < READ_CHUNK):
-                return chunk
-            chunks = [chunk]
-            got = len(chunk)
+        except OSError as err:
+            raise _error_from_os(path, err) from None
+        if len(chunk) >= cap or (self.short_read_is_end and len(chunk) < READ_CHUNK):
+            return chunk
+        return self._read_rest(path, fd, chunk, cap, limit)
+
+    def _read_rest(self, path: str, fd: int, chunk: bytes, cap: int, limit: int | None) -> bytes:
+        """The file whose first `chunk` was read, up to `cap` bytes (refused beyond it when
+        there is no `limit`)."""
+        chunks = [chunk]
+        got = len(chunk)
+        try:
             while chunk := os.read(fd, min(READ_CHUNK, cap - got)):
                 chunks.append(chunk)
                 got += len(chunk)
@@ -123,13 +131,21 @@ class Source(ABC):
         fatal (`pinchpoint.text.host_text`, the one decoding of host bytes)."""
         return host_text(self.read_bytes(path))
 
+    def _real_directory(self, path: str) -> str:
+        """`_real` of a directory to list or test (a snapshot remembers its walk)."""
+        return self._real(path)
+
     def list_dir(self, path: str) -> list[str]:
         """Entry names, sorted; a name that is not UTF-8 is listed with `\\xNN` escapes (as
         text that JSON can carry: reading below it then reports it missing)."""
         try:
-            return sorted(host_name_text(name) for name in os.listdir(self._real(path)))
+            names = os.listdir(self._real_directory(path))
         except OSError as err:
             raise _error_from_os(path, err) from None
+        if not "".join(names).isascii():  # ASCII holds no lone surrogate: most listings
+            names = [host_name_text(name) for name in names]
+        names.sort()
+        return names
 
     def read_link(self, path: str) -> str:
         try:

@@ -111,33 +111,25 @@ class SysfsReader:
         if err.kind is not ProblemKind.MISSING:
             self.log.add(self.part, err.path, err.kind, err.reason)
 
-    def _attribute(self, path: str) -> bytes:
-        """The attribute's bytes (at most `MAX_ATTRIBUTE_BYTES` + 1), read once per run."""
-        run = self.source.read_once
-        if run is None:
-            return self.source.read_bytes(path, MAX_ATTRIBUTE_BYTES)
-        found = run.attributes.get(path)
-        if found is None:
-            try:
-                found = self.source.read_bytes(path, MAX_ATTRIBUTE_BYTES)
-            except SourceError as err:
-                found = _bare(err)
-            run.attributes[path] = found
-        if isinstance(found, SourceError):
-            # A fresh error each time: raising the cached one would hang this call's frames on
-            # it, and the frames hold the cache, a cycle that kept each sweep's inventory alive
-            # until a full collection.
-            raise _bare(found)
-        return found
-
     def text(self, path: str) -> str | None:
         """The attribute stripped of surrounding white space; None when absent or unreadable.
         One longer than `MAX_ATTRIBUTE_BYTES` is cut there, ends in `TRUNCATED` and is
         recorded as a problem (a 100 MB attribute is read as 64 KiB, not 100 MB)."""
-        try:
-            data = self._attribute(path)
-            if len(data) <= MAX_ATTRIBUTE_BYTES:
-                return host_text(data).strip()
+        # each attribute read once per run (`read_once`), in this one frame: 87,000 of them
+        run = self.source.read_once
+        found = None if run is None else run.attributes.get(path)
+        if found is None:
+            try:
+                found = self.source.read_bytes(path, MAX_ATTRIBUTE_BYTES)
+            except SourceError as err:
+                # kept without its traceback, whose frames would hold the cache: a cycle
+                # that kept each sweep's inventory alive until a full collection
+                found = _bare(err)
+            if run is not None:
+                run.attributes[path] = found
+        if type(found) is bytes:
+            if len(found) <= MAX_ATTRIBUTE_BYTES:
+                return host_text(found).strip()
             self.log.add(
                 self.part,
                 path,
@@ -145,14 +137,14 @@ class SysfsReader:
                 f"longer than the {MAX_ATTRIBUTE_BYTES:,} bytes an attribute may hold: "
                 "cut there, marked truncated",
             )
-            kept = host_text(data[:MAX_ATTRIBUTE_BYTES]).strip()
+            kept = host_text(found[:MAX_ATTRIBUTE_BYTES]).strip()
             return kept + TRUNCATED
-        except SourceError as err:
-            if err.kind is ProblemKind.MISSING and self.source.is_link(path):
-                self.log.add(self.part, path, ProblemKind.UNREADABLE, "dangling symlink")
-            else:
-                self._note(err)
-            return None
+        assert isinstance(found, SourceError)
+        if found.kind is ProblemKind.MISSING and self.source.is_link(path):
+            self.log.add(self.part, path, ProblemKind.UNREADABLE, "dangling symlink")
+        else:
+            self._note(found)
+        return None
 
     def value(self, path: str) -> str | None:
         """Like `text`, but an empty attribute is None too."""

@@ -283,6 +283,9 @@ class AhciDiskSpec(SpecModel):
     queue_depth: int = Field(default=32, ge=1, le=32)  # NCQ: 32 (31 on some); 1 without
     nr_requests: int = Field(default=64, ge=1, le=65536)
     service_factor: float = Field(default=1.0, gt=0, le=1000)  # its time per I/O × this
+    smart: bool = True  # smartctl's report is written (`commands/smartctl/sdX.json`)
+    temperature_c: int = 34
+    power_on_hours: int = Field(default=21000, ge=0)
 
 
 class AhciSpec(SpecModel):

@@ -339,6 +339,9 @@ class NvmeTargetSpec(SpecModel):
     namespaces: int = Field(default=1, ge=1, le=64)
     size_bytes: int = Field(default=1 << 40, gt=0)
     iopolicy: Literal["numa", "round-robin", "queue-depth"] = "numa"
+    # how its namespaces are identified (sysfs `wwid`): by UUID, as Linux nvmet does, or by an
+    # IEEE EUI-64, which smartctl's report of a controller lists too
+    namespace_ids: Literal["uuid", "eui64"] = "uuid"
     path: list[NvmeTargetPathSpec] = Field(min_length=1)
 
 
@@ -361,5 +364,6 @@ class IscsiSessionSpec(SpecModel):
     array: str = "iscsi-array"
     vendor: str = "LIO-ORG"
     product: str = "block1"
+    revision: str = Field(default="4.0", min_length=1, max_length=4)  # the array's release
     luns: list[int] = Field(default_factory=lambda: [0], min_length=1)
     size_bytes: int = Field(default=1 << 40, gt=0)

@@ -178,6 +178,38 @@ def test_sata_disks_on_ahci_ports_by_the_model_and_firmware_smartctl_reports(
     ]
 
 
+def test_iscsi_luns_of_two_arrays_at_two_releases_are_not_disks(tmp_path: Path) -> None:
+    """Two NetApp arrays at ONTAP 9111 and 9141, two LUNs each over iSCSI, each LUN with its
+    smartctl report: the releases are the arrays', not mixed disk firmware."""
+    inventory = simulated(SPECS / "iscsi_two_arrays_firmware.toml", tmp_path / "iscsi")
+    revisions = {h.device: (h.model, h.firmware) for h in inventory.health.disks}
+    assert sorted(set(revisions.values())) == [
+        ("NETAPP LUN C-Mode", "9111"),
+        ("NETAPP LUN C-Mode", "9141"),
+    ]
+    assert [u for u in firmware_units(inventory) if u.kind == "disk"] == []
+    found, skipped, ran = evaluate(RuleContext(inventory=inventory), firmware.RULES)
+    assert (found, skipped, ran) == ([], [], 1)
+
+
+def test_nvme_tcp_namespaces_of_two_arrays_are_not_disks(tmp_path: Path) -> None:
+    """Two PowerStore subsystems at 3.6.0.0 and 4.0.0.0 over NVMe/TCP, their namespaces
+    identified by the EUI-64 the controllers' smartctl reports list (so they join those
+    reports as a local SSD's namespace does): only the two local SSDs are disks."""
+    inventory = simulated(SPECS / "nvme_tcp_two_arrays_firmware.toml", tmp_path / "nvme")
+    heads = [n.wwid or "" for s in inventory.nvme.subsystems if s.fabrics for n in s.namespaces]
+    assert len(heads) == 4 and all(w.startswith("eui.") for w in heads)
+    reported = {ns.eui64 for h in inventory.health.disks if h.nvme for ns in h.nvme.namespaces}
+    assert reported & set(heads)  # the join that made them look like disks
+    disks = [u for u in firmware_units(inventory) if u.kind == "disk"]
+    assert sorted(u.name for u in disks) == [
+        "NVMe nvme0 (0000:61:00.0) nvme0n1",
+        "NVMe nvme1 (0000:62:00.0) nvme1n1",
+    ]
+    found, skipped, ran = evaluate(RuleContext(inventory=inventory), firmware.RULES)
+    assert (found, skipped, ran) == ([], [], 1)
+
+
 def test_a_host_without_a_sas_hba_or_smart_data_is_skipped_with_the_reason() -> None:
     inventory = Inventory(host=HostInfo(hostname="empty", source=SourceKind.SNAPSHOT))
     found, skipped, ran = evaluate(RuleContext(inventory=inventory), firmware.RULES)

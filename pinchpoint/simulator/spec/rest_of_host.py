@@ -138,11 +138,21 @@ class FcPortSpec(SpecModel):
         return self
 
 
-# A path down as `multipath -ll` prints it: device-mapper's state, the checker's, the device's.
-# "failed faulty offline": the SCSI device was set offline; "failed faulty running": the
-# checker fails it (a capture of dell/csm#296); "active faulty running": device-mapper has not
-# failed it yet (insights-core's faulty-paths capture).
-FailedPathState = Literal["failed faulty offline", "failed faulty running", "active faulty running"]
+# A path down as `multipath -ll` prints it: device-mapper's state, the checker's, the device's
+# (multipath-tools' print.c: `%t %T %o`). "failed faulty offline": the SCSI device was set
+# offline; "failed faulty running": the checker fails it (a capture of dell/csm#296); "active
+# faulty running": device-mapper has not failed it yet (insights-core's faulty-paths capture);
+# "failed shaky running": its checker says it is up but multipathd keeps it failed (a path
+# flapping with I/O errors, held back by the marginal-path checks; the emc_clariion checker's
+# "not available for normal operations"); "active ghost running": a standby path (an ALUA
+# standby or an RDAC passive port), as public `multipath -ll` outputs show it.
+FailedPathState = Literal[
+    "failed faulty offline",
+    "failed faulty running",
+    "active faulty running",
+    "failed shaky running",
+    "active ghost running",
+]
 
 
 class FailedPathSpec(SpecModel):
@@ -163,6 +173,9 @@ class MultipathSpec(SpecModel):
     path_selector: str = "service-time 0"
     hwhandler: str = "1 alua"
     features: str = "0"
+    # how multipathd groups a map's paths: all in one group (multibus), or by priority
+    # (group_by_prio: a ghost path sits in a group of its own, prio 1, enabled)
+    path_grouping_policy: Literal["multibus", "group_by_prio"] = "multibus"
     failed_path: list[FailedPathSpec] = Field(default_factory=list)
 
 

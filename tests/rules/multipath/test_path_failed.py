@@ -18,6 +18,7 @@ from tests.rules.multipath.conftest import (
     CLARIION,
     FAULTY,
     MD36XXI,
+    TRIDENT_998,
     captured,
     multipath_findings,
 )
@@ -45,6 +46,45 @@ def test_a_map_with_no_path_at_all_is_critical() -> None:
 
 def test_healthy_maps_give_nothing() -> None:
     assert multipath_findings(captured(CLARIION)) == []
+
+
+def test_an_alua_map_with_its_one_path_non_optimized_trident_998() -> None:
+    """NetApp trident#998 "Multipath Device Recognizes Only One Path": the ONTAP LUN's one
+    path sits in a group of priority 10 (ALUA non-optimized) though the host has sessions to
+    both nodes — no route reaches the node that owns the LUN."""
+    inventory = captured(TRIDENT_998)
+    (lun,) = inventory.multipath.maps
+    assert (lun.vendor, lun.product, lun.hardware_handler) == ("NETAPP", "LUN C-Mode", "alua")
+    assert [(g.priority, g.status, len(g.paths)) for g in lun.path_groups] == [(10, "active", 1)]
+    (finding,) = multipath_findings(inventory)
+    assert finding.title == (
+        "3600a0980383138452d2b55794670776d (3600a0980383138452d2b55794670776d) "
+        "has 1 path, none optimized"
+    )
+    assert finding.severity is Severity.CRITICAL  # one path working
+    facts = {f.name: f.value for f in finding.evidence[0].facts}
+    assert (facts["paths"], facts["paths working"]) == (1, 1)
+    assert facts["best working path group's priority"] == 10
+    assert "non-optimized (ALUA priority 10; optimized is 50)" in finding.evidence[0].summary
+    assert "owns the LUN" in finding.remediation
+
+
+def test_an_alua_map_with_an_optimized_group_is_fine() -> None:
+    """The same map with a second path at priority 50 (the owner's): nothing; with the
+    optimized path failed, its map is found for the path down and for no optimized path."""
+    inventory = captured(TRIDENT_998)
+    (lun,) = inventory.multipath.maps
+    (group,) = lun.path_groups
+    owner = group.model_copy(deep=True)
+    owner.index, owner.priority = 1, 50
+    owner.paths[0].hctl, owner.paths[0].device = "3:0:0:0", "sdb"
+    group.index, group.status = 2, "enabled"
+    lun.path_groups = [owner, group]
+    assert multipath_findings(inventory) == []
+    owner.paths[0].checker_state, owner.paths[0].dm_state = "faulty", "failed"
+    (finding,) = multipath_findings(inventory)
+    assert finding.title.startswith("1 of 2 paths of ")
+    assert "non-optimized (ALUA priority 10" in finding.evidence[0].summary
 
 
 def test_a_map_with_fewer_paths_than_its_arrays_other_maps() -> None:

@@ -9,7 +9,9 @@ LU (one NAA 6 WWID, in the array maker's OUI) on every path that reaches it. Wit
 `[multipath] enabled`, every LU with two paths or more is a `dm-N` map (in the order of its
 first path) whose `dm/uuid` is `mpath-3<WWID>`, and `multipath -ll` lists them, each path
 `active ready running` unless `[[multipath.failed_path]]` puts it down (`failed faulty
-offline`, with the SCSI device `offline` in sysfs too).
+offline`, with the SCSI device `offline` in sysfs too; `failed shaky running`, `active ghost
+running` …); with `path_grouping_policy = "group_by_prio"` a ghost (standby) path is listed in
+a path group of its own, prio 1, `status=enabled`.
 """
 
 from __future__ import annotations
@@ -508,18 +510,39 @@ def multipath_ll_text(fc: FcView, spec: HostSpec) -> str:
             f"size={size_text(lu.size_bytes)} features='{mp.features}' "
             f"hwhandler='{mp.hwhandler}' wp=rw"
         )
-        lines.append(f"`-+- policy='{mp.path_selector}' prio=50 status=active")
         hctl_width = max(len(p.name) for p in found.paths)
         dev_width = max(len(p.sd) for p in found.paths)
-        devts = [":".join(map(str, sd_devt(p.sd_index))) for p in found.paths]
-        devt_width = max(len(d) for d in devts)
-        for index, (path, devt) in enumerate(zip(found.paths, devts, strict=True)):
-            branch = "`-" if index == len(found.paths) - 1 else "|-"
+        devt_width = max(len(_devt(p)) for p in found.paths)
+        groups = _path_groups(found.paths, mp.path_grouping_policy)
+        for number, (prio, status, paths) in enumerate(groups):
+            last_group = number == len(groups) - 1
             lines.append(
-                f"  {branch} {path.name.ljust(hctl_width)} {path.sd.ljust(dev_width)} "
-                f"{devt.ljust(devt_width)} {path.state}"
+                f"{'`' if last_group else '|'}-+- policy='{mp.path_selector}' prio={prio} "
+                f"status={status}"
             )
+            indent = " " if last_group else "|"
+            for index, path in enumerate(paths):
+                branch = "`-" if index == len(paths) - 1 else "|-"
+                lines.append(
+                    f"{indent} {branch} {path.name.ljust(hctl_width)} {path.sd.ljust(dev_width)} "
+                    f"{_devt(path).ljust(devt_width)} {path.state}"
+                )
     return "".join(f"{line}\n" for line in lines)
+
+
+def _devt(path: LunPathView) -> str:
+    return ":".join(map(str, sd_devt(path.sd_index)))
+
+
+def _path_groups(paths: list[LunPathView], policy: str) -> list[tuple[int, str, list[LunPathView]]]:
+    """(prio, status, paths) of each path group, as `multipath -ll` lists them: one group
+    (multibus); or by priority, the ALUA prioritizer's 50 for the others and 1 for a standby
+    (ghost) path, in a group of its own that stands by (`enabled`)."""
+    standby = [p for p in paths if p.state == "active ghost running"]
+    if policy == "multibus" or not standby or len(standby) == len(paths):
+        return [(50, "active", paths)]
+    rest = [p for p in paths if p not in standby]
+    return [(50, "active", rest), (1, "enabled", standby)]
 
 
 def write_fc(w: TreeWriter, pci: PciWriter, fc: FcView, spec: HostSpec) -> None:

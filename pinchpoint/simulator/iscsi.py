@@ -55,7 +55,7 @@ def lun_identity(session: IscsiSessionSpec, lun: int) -> LunIdentity:
     return LunIdentity(
         vendor=session.vendor,
         product=session.product,
-        revision="4.0",
+        revision=session.revision,
         wwid=wwid,
         serial=f"{bits & ((1 << 64) - 1):016x}",
         size_bytes=session.size_bytes,

@@ -1,20 +1,22 @@
-"""Disks outside the SAS fabric: SATA disks on AHCI controllers (`[[ahci]]`) and virtio-blk
-disks of a virtual machine (`[[virtio]]`); NVMe SSDs are nvme.py's.
+"""Disks outside the SAS fabric: SATA disks on AHCI controllers (`[[ahci]]`) and virtio-blk disks
+of a virtual machine (`[[virtio]]`); NVMe SSDs are nvme.py's.
 
 Laid out as real kernels lay them out (the AHCI layout of node_exporter's fixture sysfs,
 tests/fixtures/SOURCES.md): an AHCI disk below its controller's PCI function and ATA port,
-`…/0000:05:00.0/ata3/host2/target2:0:0/2:0:0:0/block/sdc`, with `device/queue_depth` (32
-with NCQ, 1 without); a virtio disk below its virtio device, `…/0000:07:00.0/virtio2/block/vda`,
-with `serial` and no queue depth of its own (its queue is `queue/nr_requests`). `/sys/block/X`
-leads there. AHCI disks take the sd names after the SAS and FC disks, and SCSI host numbers
-after theirs; virtio disks are vda, vdb … in spec order.
+`…/0000:05:00.0/ata3/host2/target2:0:0/2:0:0:0/block/sdc`, with `device/queue_depth` (32 with NCQ,
+1 without) and `device/wwid` the disk's WWN (`naa.5000c500…`: libata's device identification page
+carries the WWN IDENTIFY reports, which the kernel prefers to the T10 `ATA <model> <serial>` id); a
+virtio disk below its virtio device, `…/0000:07:00.0/virtio2/block/vda`, with `serial` and no queue
+depth of its own (its queue is `queue/nr_requests`). `/sys/block/X` leads there. AHCI disks take
+the sd names after the SAS and FC disks, and SCSI host numbers after theirs; virtio disks are vda,
+vdb … in spec order.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pinchpoint.simulator.addresses import serial_number
+from pinchpoint.simulator.addresses import naa5, name_hash, serial_number
 from pinchpoint.simulator.discovery import KernelView
 from pinchpoint.simulator.fc import FcView
 from pinchpoint.simulator.naming import default_root_port, padded, sd_devt, sd_name
@@ -30,6 +32,15 @@ INTEL_AHCI = ("0x8086", "0xa182")  # C620 series chipset SATA controller
 VIRTIO_BLOCK = ("0x1af4", "0x1042")  # virtio 1.0 block device
 VIRTIO_MAJOR = 252  # dynamic, as most kernels give it
 CHIPSET_LINK = PcieSpec(current_gts=8.0, current_width=1, max_gts=8.0, max_width=1)
+
+
+# IEEE OUIs of SATA drive makers, by how their model names begin (the WWN's company id).
+_MAKER_OUI = (("ST", 0x000C50), ("Samsung", 0x002538), ("SAMSUNG", 0x002538), ("WDC", 0x0014EE))
+_OTHER_OUI = 0x000C50  # Seagate's, as for the default model
+
+
+def _oui(model: str) -> int:
+    return next((oui for prefix, oui in _MAKER_OUI if model.startswith(prefix)), _OTHER_OUI)
 
 
 def default_ahci_pci_address(ordinal: int) -> str:
@@ -55,6 +66,7 @@ class LocalDisk:
     service_factor: float
     path: str  # its directory below the snapshot root: sys/devices/…/block/sdc
     serial: str
+    wwn: int | None = None  # an AHCI disk's World Wide Name (NAA 5), as IDENTIFY reports it
 
 
 def plan_local_disks(spec: HostSpec, first_sd: int, first_host: int) -> list[LocalDisk]:
@@ -85,6 +97,7 @@ def plan_local_disks(spec: HostSpec, first_sd: int, first_host: int) -> list[Loc
                     disk.service_factor,
                     path,
                     serial,
+                    naa5(_oui(disk.model), name_hash("ahci-wwn", address, serial)),
                 )
             )
             sd += 1
@@ -120,6 +133,11 @@ def local_disks(spec: HostSpec, view: KernelView, fc: FcView) -> list[LocalDisk]
     used += [p.sd_index for port in fc.ports for p in port.luns]
     first_host = spec.host.first_scsi_host + len(view.hosts) + len(fc.ports)
     return plan_local_disks(spec, 1 + max(used, default=-1), first_host)
+
+
+def _t10(model: str, serial: str) -> str:
+    """The T10 vendor id libata gives a disk without a WWN (the kernel's `wwid` then)."""
+    return f"t10.ATA     {model} {' ' * max(0, 40 - len(model) - 1)}{serial}"
 
 
 def write_local_disks(
@@ -161,7 +179,7 @@ def write_local_disks(
                     "queue_depth": str(disk.queue_depth),
                     "state": "running",
                     "timeout": "30",
-                    "wwid": f"t10.ATA     {model} {' ' * max(0, 40 - len(model) - 1)}{disk.serial}",
+                    "wwid": f"naa.{disk.wwn:016x}" if disk.wwn else _t10(model, disk.serial),
                 },
             )
             w.link(f"{disk.path}/device", scsi)

@@ -269,6 +269,21 @@ def _namespace_uuid(nqn: str, nsid: int) -> str:
     return f"{value[:8]}-{value[8:12]}-{value[12:16]}-{value[16:20]}-{value[20:32]}"
 
 
+def _namespace_wwid(target: NvmeTargetSpec, serial: str, nsid: int) -> str:
+    """sysfs `wwid` of a target's namespace: `uuid.…`, or `eui.…` — namespace 1's EUI-64 the
+    one smartctl's report of a controller lists (`_eui64` of the subsystem's serial)."""
+    if target.namespace_ids == "eui64":
+        return f"eui.{_eui64(serial) + nsid - 1:016x}"
+    return f"uuid.{_namespace_uuid(target.nqn, nsid)}"
+
+
+def _namespace_uuid_attr(target: NvmeTargetSpec, nsid: int) -> dict[str, str]:
+    """The `uuid` attribute, which the kernel shows only for a namespace with a UUID."""
+    if target.namespace_ids == "eui64":
+        return {}
+    return {"uuid": _namespace_uuid(target.nqn, nsid)}
+
+
 def write_nvme_targets(w: TreeWriter, spec: HostSpec) -> None:
     """Every `[[nvme_target]]`: subsystem, one fabrics controller per path, the namespaces'
     heads and each controller's path devices with their ANA state, and smartctl's report of
@@ -293,13 +308,16 @@ def write_nvme_targets(w: TreeWriter, spec: HostSpec) -> None:
         )
         for nsid in range(1, target.namespaces + 1):
             head = f"{subsystem}/nvme{number}n{nsid}"
+            identity = {
+                "wwid": _namespace_wwid(target, serial, nsid),
+                **_namespace_uuid_attr(target, nsid),
+            }
             w.attrs(
                 head,
                 {
                     "dev": f"{BLOCK_MAJOR}:{64 + number * 16 + nsid}",
                     "size": str(target.size_bytes // 512),
-                    "wwid": f"uuid.{_namespace_uuid(target.nqn, nsid)}",
-                    "uuid": _namespace_uuid(target.nqn, nsid),
+                    **identity,
                     "nsid": str(nsid),
                     "ro": "0",
                     "removable": "0",
@@ -352,7 +370,7 @@ def write_nvme_targets(w: TreeWriter, spec: HostSpec) -> None:
                     device,
                     {
                         "nsid": str(nsid),
-                        "wwid": f"uuid.{_namespace_uuid(target.nqn, nsid)}",
+                        "wwid": _namespace_wwid(target, serial, nsid),
                         "ana_state": "optimized" if optimized else path.ana_state,
                         "ana_grpid": str(nsid),
                         "hidden": "1",

@@ -1,14 +1,15 @@
 """`smartctl -x -j /dev/sdX` outputs: one JSON report per disk, through its first path.
 
-Reports follow smartmontools 7.3 as the real captures in tests/fixtures/smartctl show them:
-SAS disks with `logical_unit_id`, `scsi_grown_defect_list`, the error counter log and one
-`scsi_sas_port_N` per disk port (the expander phy it is attached to, the negotiated rate);
-SATA disks with `wwn`, `interface_speed` and the ATA attribute table; FC LUNs as the SCSI
-devices an array presents. The device is the one the health collector asks about: the
-lowest-numbered `sdX` of each LU. Temperatures and hours vary a little per disk, by a hash of
-its identity, so the output stays deterministic. Every drive logs a passed short and extended
-self-test; SSDs report their endurance used (SAS: the endurance indicator; SATA: attributes 232
-and 233); SATA drives carry SCT temperature limits, SAS drives their trip temperature.
+Reports follow smartmontools 7.3 as the real captures in tests/fixtures/smartctl show them: SAS
+disks with `logical_unit_id`, `scsi_grown_defect_list`, the error counter log and one
+`scsi_sas_port_N` per disk port (the expander phy it is attached to, the negotiated rate); SATA
+disks with `wwn`, `interface_speed` and the ATA attribute table, behind a SAS expander or on an
+AHCI port (`[[ahci.disk]]`); FC LUNs as the SCSI devices an array presents. The device is the one
+the health collector asks about: the lowest-numbered `sdX` of each LU. Temperatures and hours vary
+a little per disk, by a hash of its identity, so the output stays deterministic. Every drive logs a
+passed short and extended self-test; SSDs report their endurance used (SAS: the endurance
+indicator; SATA: attributes 232 and 233); SATA drives carry SCT temperature limits, SAS drives
+their trip temperature.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pinchpoint.simulator.addresses import hex_address, name_hash
 from pinchpoint.simulator.discovery import KernelView
@@ -24,8 +25,12 @@ from pinchpoint.simulator.fabric import Disk
 from pinchpoint.simulator.naming import sd_name
 from pinchpoint.simulator.spec.faults import FailingDiskSpec
 from pinchpoint.simulator.spec.host import HostSpec
+from pinchpoint.simulator.spec.rest_of_host import AhciDiskSpec
 from pinchpoint.simulator.spec.sas import DiskSpec
 from pinchpoint.simulator.tree_writer import TreeWriter
+
+if TYPE_CHECKING:  # local_disks imports fc, which imports this module
+    from pinchpoint.simulator.local_disks import LocalDisk
 
 SMARTCTL_VERSION = [7, 3]
 EXIT_DISK_FAILING = 1 << 3
@@ -390,6 +395,98 @@ def sata_report(
     if current is not None:
         report["interface_speed"]["current"] = _speed(current)
     return report
+
+
+# Identify words 76-77 as smartctl shows a 6 Gb/s SATA drive: its speeds as a bit mask (1.5, 3
+# and 6 Gb/s: 14), the link's current one by its generation (3).
+SATA_MAX_6G = 14
+SATA_VERSION_33 = {"string": "SATA 3.3", "value": 511}
+_AHCI_FORM = {
+    True: {"ata_value": 2, "name": "3.5 inches"},
+    False: {"ata_value": 3, "name": "2.5 inches"},
+}
+ACS_3 = {"major_value": 2040, "minor_value": 109, "string": "ACS-3 T13/2161-D revision 5"}
+
+
+def ahci_report(disk: LocalDisk, spec: AhciDiskSpec, at: datetime) -> dict[str, Any]:
+    """The report of a SATA disk on an AHCI port (libata; smartctl's SAT layer), laid out as
+    the real captures of SATA disks on a chipset's ports show it (Seagate Exos X16 on sda,
+    Samsung PM883 on sda, smartctl_exporter's testdata): the full model and firmware that
+    sysfs cuts to 16 and 4 characters, the WWN, both link speeds, the attribute table, SCT
+    temperature limits and the self-test log."""
+    key = f"{disk.name}/{disk.serial}"
+    temperature = spec.temperature_c + _jitter(key, 6)
+    hours = spec.power_on_hours + _jitter(key, 500)
+    wwn = disk.wwn or 0
+    table = [
+        _attribute(1, "Raw_Read_Error_Rate", 100, 100, 16, 0, True, ""),
+        _attribute(5, "Reallocated_Sector_Ct", 100, 100, 5, 0, True, ""),
+        _attribute(9, "Power_On_Hours", 97, 97, 0, hours, False, ""),
+        _attribute(12, "Power_Cycle_Count", 100, 100, 20, 41, False, ""),
+        _attribute(194, "Temperature_Celsius", 200, 180, 0, temperature, False, ""),
+        _attribute(197, "Current_Pending_Sector", 100, 100, 0, 0, False, ""),
+        _attribute(198, "Offline_Uncorrectable", 100, 100, 0, 0, False, ""),
+        _attribute(199, "UDMA_CRC_Error_Count", 200, 200, 0, 0, False, ""),
+    ]
+    if not spec.rotational:  # a Samsung-style SSD: wear levelling count, normalised
+        used = 1 + _jitter(key, 4)
+        table.append(_attribute(177, "Wear_Leveling_Count", 100 - used, 100 - used, 0, 7, True, ""))
+    blocks = spec.size_bytes // 512
+    return {
+        "json_format_version": [1, 0],
+        "smartctl": _tool(disk.name, 0),
+        "local_time": _local_time(at),
+        "device": {
+            "info_name": f"/dev/{disk.name} [SAT]",
+            "name": f"/dev/{disk.name}",
+            "type": "sat",
+            "protocol": "ATA",
+        },
+        "model_name": spec.model,
+        "serial_number": disk.serial,
+        "wwn": {"naa": wwn >> 60, "oui": (wwn >> 36) & 0xFFFFFF, "id": wwn & ((1 << 36) - 1)},
+        "firmware_version": spec.firmware,
+        "user_capacity": {"blocks": blocks, "bytes": blocks * 512},
+        "logical_block_size": 512,
+        "physical_block_size": 4096 if spec.rotational else 512,
+        "rotation_rate": 7200 if spec.rotational else 0,
+        "form_factor": _AHCI_FORM[spec.rotational],
+        "trim": {"supported": not spec.rotational},
+        "in_smartctl_database": False,
+        "ata_version": ACS_3,
+        "sata_version": SATA_VERSION_33,
+        "interface_speed": {
+            "max": {**_speed(6.0), "sata_value": SATA_MAX_6G},
+            "current": _speed(6.0),
+        },
+        "smart_support": {"available": True, "enabled": True},
+        "smart_status": {"passed": True},
+        "ata_smart_attributes": {"revision": 10, "table": table},
+        "power_on_time": {"hours": hours},
+        "power_cycle_count": 41,
+        "temperature": {
+            "current": temperature,
+            "op_limit_max": SATA_OP_LIMIT_MAX_C,
+            "limit_max": SATA_LIMIT_MAX_C,
+        },
+        "ata_smart_self_test_log": _ata_self_tests(hours, None),
+    }
+
+
+def write_ahci_smart(w: TreeWriter, spec: HostSpec, disks: list[LocalDisk]) -> int:
+    """`commands/smartctl/<sdX>.json` for every `[[ahci.disk]]` with `smart`; returns how many
+    reports were written."""
+    at = spec.host.captured_at
+    specs = [d for controller in spec.ahci for d in controller.disk]
+    ahci = [d for d in disks if d.queue_depth is not None]  # virtio disks have none
+    written = 0
+    for disk, disk_spec in zip(ahci, specs, strict=True):
+        if not disk_spec.smart:
+            continue
+        w.mkdir("commands/smartctl")
+        w.write(f"commands/smartctl/{disk.name}.json", _dump(ahci_report(disk, disk_spec, at)))
+        written += 1
+    return written
 
 
 def lun_report(lun: LunIdentity, device: str, at: datetime) -> dict[str, Any]:

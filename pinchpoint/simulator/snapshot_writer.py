@@ -20,7 +20,7 @@ from pinchpoint.simulator.nvme import write_nvme, write_nvme_targets
 from pinchpoint.simulator.pci import PciWriter
 from pinchpoint.simulator.ses_pages import SesPageSet, ses_page_set
 from pinchpoint.simulator.ses_text import PAGES, page_text
-from pinchpoint.simulator.smart import write_smart
+from pinchpoint.simulator.smart import write_ahci_smart, write_smart
 from pinchpoint.simulator.spec.host import HostSpec
 from pinchpoint.simulator.sysfs_tree import write_sysfs
 from pinchpoint.simulator.tree_writer import TreeWriter
@@ -101,7 +101,9 @@ def write_snapshot(
     write_smart(writer, view, spec, fc.first_paths())
     step()
     write_nvme(writer, pci, spec)
-    write_local_disks(writer, pci, spec, local_disks(spec, view, fc))
+    local = local_disks(spec, view, fc)
+    write_local_disks(writer, pci, spec, local)
+    write_ahci_smart(writer, spec, local)
     write_nvme_targets(writer, spec)
     write_iscsi(writer, spec, view, fc)
     write_zfs(writer, view, spec)

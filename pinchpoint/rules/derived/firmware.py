@@ -77,10 +77,35 @@ def _smart_of(device: BlockDevice, smart: dict[str, DiskHealth]) -> DiskHealth |
     return next((smart[k] for k in keys if k in smart), None)
 
 
+def _fabric_luns(inventory: Inventory) -> tuple[set[str], set[str]]:
+    """The kernel names and WWID keys of the LUNs an array presents over a network: every
+    iSCSI session's SCSI devices and every namespace of an NVMe-oF subsystem (its head and
+    its paths). Their "firmware" is the array's release, not a disk's."""
+    names: set[str] = set()
+    keys: set[str] = set()
+    for session in inventory.iscsi.sessions:
+        for device in session.devices:
+            names.update([device.block_device] if device.block_device else [])
+            keys.update([wwid_key(device.wwid)] if device.wwid else [])
+    for subsystem in inventory.nvme.subsystems:
+        if not subsystem.fabrics:
+            continue
+        for namespace in subsystem.namespaces:
+            names.update([namespace.head] if namespace.head else [])
+            names.update(path.name for path in namespace.paths)
+            keys.update([wwid_key(namespace.wwid)] if namespace.wwid else [])
+    return names, keys
+
+
 def _other_disks(inventory: Inventory) -> Iterator[Unit]:
     """Disks outside the SAS fabric and the SAN (AHCI/SATA, NVMe, other controllers), by the
     full model and firmware SMART reports and the capacity; one unit per SMART device (an
-    NVMe controller with several namespaces is one drive)."""
+    NVMe controller with several namespaces is one drive). LUNs of an array reached over
+    iSCSI or NVMe-oF are left out (`_fabric_luns`), as FC LUNs and multipath maps are: the
+    revision such a LUN reports is the array's software release, one per array however many
+    LUNs it presents, updated on the array and judged there; counted as disks, one array's
+    LUNs would outvote the host's own disks and two arrays at two releases would read as
+    mixed disk firmware."""
     smart: dict[str, DiskHealth] = {}
     for health in inventory.health.disks:
         if health.collected and health.model and health.firmware:
@@ -89,8 +114,11 @@ def _other_disks(inventory: Inventory) -> Iterator[Unit]:
     if not smart:
         return
     sas_ids = {d.id for d in inventory.sas.disks}
+    lun_names, lun_keys = _fabric_luns(inventory)
     seen: set[str] = set()
     for device in other_disks(inventory):
+        if device.name in lun_names or (device.wwid and wwid_key(device.wwid) in lun_keys):
+            continue
         found = _smart_of(device, smart)
         if found is None or found.id in seen or found.id in sas_ids:
             continue

@@ -71,6 +71,8 @@ RULE = Rule(
         "I/O module by vendor and product — and names the devices not at the most common "
         "level. Disks are info (mixed disk firmware is common and often harmless), HBAs, "
         "expanders and I/O modules a warning. It runs on a host with a SAS HBA or SMART data: "
-        "a disk off the SAS fabric is known by the model and firmware smartctl reports."
+        "a disk off the SAS fabric is known by the model and firmware smartctl reports. "
+        "LUNs of an array (FC, multipath, iSCSI, NVMe-oF) are not disks here: the revision "
+        "a LUN reports is the array's software release, updated and judged on the array."
     ),
 )

@@ -59,6 +59,8 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     others = context.derived(controller_disks)
     own = {d.name: d.id for d in others}
     samples_of |= device_queue_samples(own, context.intervals, write_back)
+    rotational = {d.id: d.rotational for d in inventory.sas.disks}
+    rotational |= {d.id: d.rotational for d in others}
     for group in disk_groups(inventory, samples_of, others):
         found = [
             (disk, o)
@@ -67,7 +69,22 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         ]
         if not found:
             continue
-        yield _overwhelmed_disks_hit(group, found, write_back)
+        hit = _overwhelmed_disks_hit(group, found, write_back)
+        if all(rotational.get(disk.id) is False for disk, _ in found):
+            hit.remediation = FLASH_REMEDIATION
+        yield hit
+
+
+# An SSD serves many I/Os at once: a deep queue and long waits on flash say the drive cannot
+# keep up, not that it is allowed too many I/Os (the advice for HDDs).
+FLASH_REMEDIATION = (
+    "Flash serves many I/Os at once, so a shallower queue will not help: the SSD cannot keep "
+    "up. Check its temperature (a throttling drive slows down) and SMART (endurance used, "
+    "media errors: `disk.ssd.worn`), whether sustained writes have exhausted its fast write "
+    "cache (consumer and QLC drives then write many times slower), its PCIe link "
+    "(`pcie.link.downgraded`) and its firmware; then spread the load over more drives or move "
+    "it to drives rated for sustained writes."
+)
 
 
 def _lun_and_volume_samples(
@@ -267,7 +284,9 @@ RULE = Rule(
         "latency and size. Disks are reported by enclosure (others by controller), as in "
         "`latency.threshold`. A device holding a ZFS pool's write-back is judged on its reads "
         "(their time against the whole queue, write-back included): the write-back fills the "
-        "queue by design."
+        "queue by design. Disks that are all SSDs get the advice for flash (the drive cannot keep "
+        "up: temperature, wear, write cache, PCIe link) instead of the HDDs' (too many I/Os "
+        "allowed at once)."
     ),
     thresholds={
         "min_queue": Threshold(1.0, "Mean queue from which a device counts as queuing.", "I/Os"),

@@ -138,11 +138,21 @@ class FcPortSpec(SpecModel):
         return self
 
 
-# A path down as `multipath -ll` prints it: device-mapper's state, the checker's, the device's.
-# "failed faulty offline": the SCSI device was set offline; "failed faulty running": the
-# checker fails it (a capture of dell/csm#296); "active faulty running": device-mapper has not
-# failed it yet (insights-core's faulty-paths capture).
-FailedPathState = Literal["failed faulty offline", "failed faulty running", "active faulty running"]
+# A path down as `multipath -ll` prints it: device-mapper's state, the checker's, the device's
+# (multipath-tools' print.c: `%t %T %o`). "failed faulty offline": the SCSI device was set
+# offline; "failed faulty running": the checker fails it (a capture of dell/csm#296); "active
+# faulty running": device-mapper has not failed it yet (insights-core's faulty-paths capture);
+# "failed shaky running": its checker says it is up but multipathd keeps it failed (a path
+# flapping with I/O errors, held back by the marginal-path checks; the emc_clariion checker's
+# "not available for normal operations"); "active ghost running": a standby path (an ALUA
+# standby or an RDAC passive port), as public `multipath -ll` outputs show it.
+FailedPathState = Literal[
+    "failed faulty offline",
+    "failed faulty running",
+    "active faulty running",
+    "failed shaky running",
+    "active ghost running",
+]
 
 
 class FailedPathSpec(SpecModel):
@@ -163,6 +173,9 @@ class MultipathSpec(SpecModel):
     path_selector: str = "service-time 0"
     hwhandler: str = "1 alua"
     features: str = "0"
+    # how multipathd groups a map's paths: all in one group (multibus), or by priority
+    # (group_by_prio: a ghost path sits in a group of its own, prio 1, enabled)
+    path_grouping_policy: Literal["multibus", "group_by_prio"] = "multibus"
     failed_path: list[FailedPathSpec] = Field(default_factory=list)
 
 
@@ -283,6 +296,9 @@ class AhciDiskSpec(SpecModel):
     queue_depth: int = Field(default=32, ge=1, le=32)  # NCQ: 32 (31 on some); 1 without
     nr_requests: int = Field(default=64, ge=1, le=65536)
     service_factor: float = Field(default=1.0, gt=0, le=1000)  # its time per I/O × this
+    smart: bool = True  # smartctl's report is written (`commands/smartctl/sdX.json`)
+    temperature_c: int = 34
+    power_on_hours: int = Field(default=21000, ge=0)
 
 
 class AhciSpec(SpecModel):
@@ -336,6 +352,9 @@ class NvmeTargetSpec(SpecModel):
     namespaces: int = Field(default=1, ge=1, le=64)
     size_bytes: int = Field(default=1 << 40, gt=0)
     iopolicy: Literal["numa", "round-robin", "queue-depth"] = "numa"
+    # how its namespaces are identified (sysfs `wwid`): by UUID, as Linux nvmet does, or by an
+    # IEEE EUI-64, which smartctl's report of a controller lists too
+    namespace_ids: Literal["uuid", "eui64"] = "uuid"
     path: list[NvmeTargetPathSpec] = Field(min_length=1)
 
 
@@ -358,5 +377,6 @@ class IscsiSessionSpec(SpecModel):
     array: str = "iscsi-array"
     vendor: str = "LIO-ORG"
     product: str = "block1"
+    revision: str = Field(default="4.0", min_length=1, max_length=4)  # the array's release
     luns: list[int] = Field(default_factory=lambda: [0], min_length=1)
     size_bytes: int = Field(default=1 << 40, gt=0)

@@ -132,14 +132,80 @@ def test_nvme_drives_of_one_model_at_two_levels_without_a_sas_hba(tmp_path: Path
 
 
 def test_nvme_and_ahci_disks_at_one_level_each_are_judged_and_quiet(tmp_path: Path) -> None:
-    """The simulated NVMe host: four NVMe SSDs at one level (and two SATA HDDs with no SMART
-    data in the simulator): judged, nothing found."""
+    """The simulated NVMe host: four NVMe SSDs at one level and two SATA HDDs on the
+    chipset's AHCI ports at another: judged, nothing found."""
     spec = ROOT / "pinchpoint" / "simulator" / "specs" / "nvme_host.toml"
     inventory = simulated(spec, tmp_path / "nvme_host")
     disks = [u for u in firmware_units(inventory) if u.kind == "disk"]
-    assert [(u.model, u.firmware) for u in disks] == [
-        ("Micron_7300_MTFDHBE1T6TDG 1.46 TiB", "95420260")
-    ] * 4
+    assert (
+        sorted((u.model, u.firmware) for u in disks)
+        == [("Micron_7300_MTFDHBE1T6TDG 1.46 TiB", "95420260")] * 4
+        + [("ST4000NM0035-1V4107 3.64 TiB", "TN04")] * 2
+    )
+    found, skipped, ran = evaluate(RuleContext(inventory=inventory), firmware.RULES)
+    assert (found, skipped, ran) == ([], [], 1)
+
+
+def test_sata_disks_on_ahci_ports_by_the_model_and_firmware_smartctl_reports(
+    tmp_path: Path,
+) -> None:
+    """Chipset AHCI: one HDD behind its three peers, and a 1 TB Samsung 860 EVO at RVT02B6Q
+    beside two at RVT04B6Q, which sysfs cannot tell apart (model cut to "Samsung SSD 860 ",
+    revision to "RVT0"); the 500 GB one is a model of its own."""
+    inventory = simulated(SPECS / "ahci_mixed_firmware.toml", tmp_path / "ahci")
+    assert not inventory.sas.hbas
+    ssds = [d for d in inventory.block.devices if d.name in ("sde", "sdf", "sdg", "sdh")]
+    assert {(d.controller.driver if d.controller else None) for d in ssds} == {"ahci"}
+    sysfs = [tmp_path / "ahci" / "sys" / "block" / d.name for d in ssds]
+    assert {(p / "device/model").read_text().strip() for p in sysfs} == {"Samsung SSD 860"}
+    assert {(p / "device/rev").read_text().strip() for p in sysfs} == {"RVT0"}
+    found = {f.title: f for f in mismatches(inventory)}
+    assert set(found) == {
+        "2 firmware levels on 4 disks ST4000NM0035-1V4107 3.64 TiB",
+        "2 firmware levels on 3 disks Samsung SSD 860 EVO 1TB 932 GiB",
+    }
+    hdds = found["2 firmware levels on 4 disks ST4000NM0035-1V4107 3.64 TiB"]
+    ssd = found["2 firmware levels on 3 disks Samsung SSD 860 EVO 1TB 932 GiB"]
+    assert {f.severity for f in found.values()} == {Severity.INFO}
+    assert "TN04 on 3, TN03 on 1; 1 not at the usual TN04" in hdds.evidence[0].summary
+    assert "RVT04B6Q on 2, RVT02B6Q on 1" in ssd.evidence[0].summary
+    behind = [
+        (f.entity.name, f.value) for g in (hdds, ssd) for f in g.evidence[0].facts if f.entity
+    ]
+    assert behind == [
+        ("AHCI 0000:00:17.0 ata4 sdd", "TN03"),
+        ("AHCI 0000:05:00.0 ata7 sdg", "RVT02B6Q"),
+    ]
+
+
+def test_iscsi_luns_of_two_arrays_at_two_releases_are_not_disks(tmp_path: Path) -> None:
+    """Two NetApp arrays at ONTAP 9111 and 9141, two LUNs each over iSCSI, each LUN with its
+    smartctl report: the releases are the arrays', not mixed disk firmware."""
+    inventory = simulated(SPECS / "iscsi_two_arrays_firmware.toml", tmp_path / "iscsi")
+    revisions = {h.device: (h.model, h.firmware) for h in inventory.health.disks}
+    assert sorted(set(revisions.values())) == [
+        ("NETAPP LUN C-Mode", "9111"),
+        ("NETAPP LUN C-Mode", "9141"),
+    ]
+    assert [u for u in firmware_units(inventory) if u.kind == "disk"] == []
+    found, skipped, ran = evaluate(RuleContext(inventory=inventory), firmware.RULES)
+    assert (found, skipped, ran) == ([], [], 1)
+
+
+def test_nvme_tcp_namespaces_of_two_arrays_are_not_disks(tmp_path: Path) -> None:
+    """Two PowerStore subsystems at 3.6.0.0 and 4.0.0.0 over NVMe/TCP, their namespaces
+    identified by the EUI-64 the controllers' smartctl reports list (so they join those
+    reports as a local SSD's namespace does): only the two local SSDs are disks."""
+    inventory = simulated(SPECS / "nvme_tcp_two_arrays_firmware.toml", tmp_path / "nvme")
+    heads = [n.wwid or "" for s in inventory.nvme.subsystems if s.fabrics for n in s.namespaces]
+    assert len(heads) == 4 and all(w.startswith("eui.") for w in heads)
+    reported = {ns.eui64 for h in inventory.health.disks if h.nvme for ns in h.nvme.namespaces}
+    assert reported & set(heads)  # the join that made them look like disks
+    disks = [u for u in firmware_units(inventory) if u.kind == "disk"]
+    assert sorted(u.name for u in disks) == [
+        "NVMe nvme0 (0000:61:00.0) nvme0n1",
+        "NVMe nvme1 (0000:62:00.0) nvme1n1",
+    ]
     found, skipped, ran = evaluate(RuleContext(inventory=inventory), firmware.RULES)
     assert (found, skipped, ran) == ([], [], 1)
 

@@ -22,6 +22,10 @@ MULTIPATH = FIXTURES / "multipath"
 FAULTY = MULTIPATH / "insights-core_multipath_v4_ll_doc_faulty_paths.txt"
 MD36XXI = MULTIPATH / "insights-core_multipath_v4_ll_rhel6_dell_md36xxi.txt"
 CLARIION = MULTIPATH / "insights-core_multipath_v4_ll_rhel5_dgc_clariion.txt"
+TRIDENT_998 = MULTIPATH / (
+    "trident_issue998__multipath_-ll_NETAPP_ontap_alua_ONE_path_prio10_nonoptimized"
+    "_with_2_iscsi_sessions.txt"
+)
 
 
 def captured(path: Path) -> Inventory:

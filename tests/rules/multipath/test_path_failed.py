@@ -3,15 +3,22 @@ simulated SAN hosts (field case 2, with and without a path down)."""
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
+import pytest
+from fixture_paths import SPECS
+
+from pinchpoint.checks.collect.inventory import collect_inventory
+from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.model.findings import Severity
 from pinchpoint.model.inventory import Inventory
+from pinchpoint.simulator import load_spec, write_snapshot
 from pinchpoint.simulator.spec import spec_from_data
 from tests.rules.multipath.conftest import (
     CLARIION,
     FAULTY,
     MD36XXI,
+    TRIDENT_998,
     captured,
     multipath_findings,
 )
@@ -39,6 +46,45 @@ def test_a_map_with_no_path_at_all_is_critical() -> None:
 
 def test_healthy_maps_give_nothing() -> None:
     assert multipath_findings(captured(CLARIION)) == []
+
+
+def test_an_alua_map_with_its_one_path_non_optimized_trident_998() -> None:
+    """NetApp trident#998 "Multipath Device Recognizes Only One Path": the ONTAP LUN's one
+    path sits in a group of priority 10 (ALUA non-optimized) though the host has sessions to
+    both nodes — no route reaches the node that owns the LUN."""
+    inventory = captured(TRIDENT_998)
+    (lun,) = inventory.multipath.maps
+    assert (lun.vendor, lun.product, lun.hardware_handler) == ("NETAPP", "LUN C-Mode", "alua")
+    assert [(g.priority, g.status, len(g.paths)) for g in lun.path_groups] == [(10, "active", 1)]
+    (finding,) = multipath_findings(inventory)
+    assert finding.title == (
+        "3600a0980383138452d2b55794670776d (3600a0980383138452d2b55794670776d) "
+        "has 1 path, none optimized"
+    )
+    assert finding.severity is Severity.CRITICAL  # one path working
+    facts = {f.name: f.value for f in finding.evidence[0].facts}
+    assert (facts["paths"], facts["paths working"]) == (1, 1)
+    assert facts["best working path group's priority"] == 10
+    assert "non-optimized (ALUA priority 10; optimized is 50)" in finding.evidence[0].summary
+    assert "owns the LUN" in finding.remediation
+
+
+def test_an_alua_map_with_an_optimized_group_is_fine() -> None:
+    """The same map with a second path at priority 50 (the owner's): nothing; with the
+    optimized path failed, its map is found for the path down and for no optimized path."""
+    inventory = captured(TRIDENT_998)
+    (lun,) = inventory.multipath.maps
+    (group,) = lun.path_groups
+    owner = group.model_copy(deep=True)
+    owner.index, owner.priority = 1, 50
+    owner.paths[0].hctl, owner.paths[0].device = "3:0:0:0", "sdb"
+    group.index, group.status = 2, "enabled"
+    lun.path_groups = [owner, group]
+    assert multipath_findings(inventory) == []
+    owner.paths[0].checker_state, owner.paths[0].dm_state = "faulty", "failed"
+    (finding,) = multipath_findings(inventory)
+    assert finding.title.startswith("1 of 2 paths of ")
+    assert "non-optimized (ALUA priority 10" in finding.evidence[0].summary
 
 
 def test_a_map_with_fewer_paths_than_its_arrays_other_maps() -> None:
@@ -88,6 +134,59 @@ def test_the_simulated_failed_path_is_found_on_its_map(san_failed_path: Inventor
         "faulty",
         "offline",
     )
+
+
+def _with_path(tmp_path: Path, state: str, grouping: str = "multibus") -> tuple[Inventory, str]:
+    """san_failed_path with mpathb's path through fc1 in `state`, its `multipath -ll`."""
+    spec = load_spec(SPECS / "san_failed_path.toml")
+    (failed,) = spec.multipath.failed_path
+    changed = spec.multipath.model_copy(
+        update={
+            "path_grouping_policy": grouping,
+            "failed_path": [failed.model_copy(update={"state": state})],
+        }
+    )
+    out = tmp_path / "snapshot"
+    write_snapshot(spec.model_copy(update={"multipath": changed}), out)
+    listing = (out / "commands" / "multipath" / "ll.txt").read_text()
+    return collect_inventory(SnapshotSource(out)), listing
+
+
+@pytest.mark.parametrize(
+    ("state", "checker"),
+    [("failed shaky running", "shaky"), ("active ghost running", "ghost")],
+)
+def test_a_shaky_or_ghost_path_beside_a_ready_one_is_down(
+    tmp_path: Path, state: str, checker: str
+) -> None:
+    """A flapping path multipathd keeps failed (`failed shaky running`), and a standby path
+    in the group that carries the I/O beside a ready one (`active ghost running`, multibus):
+    one path of mpathb works."""
+    inventory, listing = _with_path(tmp_path, state)
+    assert f"`- 1:0:0:2 sde 8:64 {state}\n" in listing
+    (finding,) = multipath_findings(inventory)
+    assert finding.severity is Severity.CRITICAL
+    assert finding.title.startswith("1 of 2 paths of mpathb ")
+    facts = {f.name: f.value for f in finding.evidence[0].facts}
+    assert facts["path down"] == f"sde (1:0:0:2 via host1): {state}"
+    (mpathb,) = [m for m in inventory.multipath.maps if m.name == "mpathb"]
+    (down,) = [p for p in mpathb.paths if p.device == "sde"]
+    assert (down.checker_state, down.online_state) == (checker, "running")
+
+
+def test_a_ghost_path_in_a_standby_group_of_its_own_is_by_design(tmp_path: Path) -> None:
+    """group_by_prio puts the standby path in a path group of its own (prio 1, enabled), as
+    real `multipath -ll` outputs of ALUA and RDAC arrays show: not a path down."""
+    inventory, listing = _with_path(tmp_path, "active ghost running", "group_by_prio")
+    assert (
+        "|-+- policy='service-time 0' prio=50 status=active\n"
+        "| `- 0:0:0:2 sdb 8:16 active ready running\n"
+        "`-+- policy='service-time 0' prio=1 status=enabled\n"
+        "  `- 1:0:0:2 sde 8:64 active ghost running\n"
+    ) in listing
+    (mpathb,) = [m for m in inventory.multipath.maps if m.name == "mpathb"]
+    assert [len(g.paths) for g in mpathb.path_groups] == [1, 1]
+    assert multipath_findings(inventory) == []
 
 
 def test_the_balanced_simulated_san_host_gives_nothing(san_balanced: Inventory) -> None:

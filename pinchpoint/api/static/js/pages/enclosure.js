@@ -5,6 +5,7 @@
 import { api } from "../api.js";
 import { mbS, plural } from "../units.js";
 import { badge, bytes, enclosureHref, fill, h, ms, none, number, say, slot, table } from "../dom.js";
+import { drawPools } from "./enclosure_pools.js";
 
 export async function render(root, { params, navigate }) {
   const topology = await api("/v1/views/topology");
@@ -36,6 +37,7 @@ export async function render(root, { params, navigate }) {
   drawDisks(slot(root, "disks"), view.bays, m);
   const select = (bay) => drawBay(root, view, bay);
   drawBays(root, view, select);
+  drawPools(root, view, select);
   drawLocate(root, view, null);
   select(view.bays.find((b) => b.slot.hba_ports != null && b.slot.hba_ports < b.slot.hba_ports_expected) || view.bays[0]);
   root.dataset.ready = "true";

@@ -79,7 +79,7 @@ def test_every_sas_level_adds_up(demo_snapshot: Path) -> None:
     )
     levels = {lv.level: lv for lv in found.levels}
     disks = levels[GroupLevel.DISK].groups
-    assert len(disks) == 144
+    assert len(disks) == 360
     total = sum(g.iops for g in disks)
     for level in (GroupLevel.ENCLOSURE, GroupLevel.CHAIN, GroupLevel.HBA_PORT, GroupLevel.HBA):
         assert sum(g.iops for g in levels[level].groups) == pytest.approx(total, rel=1e-9)

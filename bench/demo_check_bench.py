@@ -43,7 +43,8 @@ print(json.dumps({"seconds": time.perf_counter() - start,
 SIMULATE = """
 import json, sys
 from pinchpoint.simulator import demo_spec, write_snapshot
-write_snapshot(demo_spec(), sys.argv[1])
+from pathlib import Path
+write_snapshot(demo_spec(), Path(sys.argv[1]))
 print(json.dumps({}))
 """
 

@@ -352,18 +352,27 @@ def test_hba_phys_and_ports(demo_root: Path) -> None:
 
 
 def test_chain_depth_shows_in_expander_nesting(demo_root: Path) -> None:
-    levels: dict[str, list[int]] = defaultdict(list)
+    levels: dict[str, list[int]] = defaultdict(list)  # the main expanders' levels, per host
+    subs = 0
     for name in class_entries(demo_root, "sas_expander"):
         directory = (demo_root / "sys" / "class" / "sas_expander" / name).resolve()
-        levels[name.split(":")[0]].append(int(attr(directory / "level")))
+        level = int(attr(directory / "level"))
         assert attr(directory / "vendor_id") == "HGST    "
         nested = str(directory).count("/expander-")
-        assert nested == int(attr(directory / "level")) + 1  # class dir repeats the name
+        assert nested == level + 1  # class dir repeats the name
+        device = directory.parent.parent  # …/expander-H:N (directory: its sas_expander dir)
+        if list(device.glob("port-*/end_device-*/target*/*:*:*:*/enclosure")):
+            levels[name.split(":")[0]].append(level)  # holds the SES device: a main expander
+        else:  # a sub-expander of 30 bays, one level below its main expander
+            main = device.parent.parent
+            assert int(attr(main / "sas_expander" / main.name / "level")) == level - 1
+            subs += 1
     assert {h: sorted(v) for h, v in levels.items()} == {
         "expander-1": [1, 2, 3, 4],
         "expander-2": [1, 2],
         "expander-3": [1, 1, 2, 2],
     }
+    assert subs == 2 * 10
 
 
 def test_manifest(demo_root: Path) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.web.conftest import Server, Visit
+from tests.web.conftest import SCREENSHOTS, Server, Visit
 
 pytestmark = pytest.mark.browser
 
@@ -69,8 +69,10 @@ def _check_drawer(visit: Visit, name: str) -> None:
     assert gap >= 10
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0
-    page.locator('[data-slot="bays"]').scroll_into_view_if_needed()
+    drawer = page.locator('[data-slot="bays"]')
+    drawer.scroll_into_view_if_needed()
     visit.screenshot(name)
+    drawer.screenshot(path=str(SCREENSHOTS / f"{name}-bays.png"))  # the drawer alone, unscaled
     assert visit.console_errors == [] and visit.page_errors == []
 
 

@@ -242,7 +242,8 @@ def enclosure_table(fabric: SasFabric) -> Table:
         "disks",
         "power, cooling, sensors",
     ):
-        table.add_column(column)
+        # a long logical id or port name folds onto a second line: never cut to "…" at 80 columns
+        table.add_column(column, overflow="fold")
     port_names = {port.id: hba_port_name(hba, port) for hba in fabric.hbas for port in hba.ports}
     positions: dict[str, list[str]] = {}
     for chain in fabric.chains:

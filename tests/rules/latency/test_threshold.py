@@ -52,7 +52,7 @@ def test_the_demo_jbod_disks_are_judged_on_their_reads(demo_with_reads: RuleCont
         assert [e.summary.split(": ")[1].split()[0] for e in finding.evidence] == ["reads"]
         assert "write-back, not judged" in finding.evidence[0].summary
         facts = {f.name: f.value for f in finding.evidence[0].facts}
-        assert facts["disks above the limit"] == facts["disks measured"] == 24
+        assert facts["disks above the limit"] == facts["disks measured"] == 60
     slow = {f.name: f.value for f in by_name["JBOD-003"].evidence[0].facts}
     fast = {f.name: f.value for f in by_name["JBOD-002"].evidence[0].facts}
     assert float(str(slow["mean read latency"])) > 2 * float(str(fast["mean read latency"]))

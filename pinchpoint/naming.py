@@ -88,8 +88,12 @@ _JUST_A_NUMBER = re.compile(r"(?:slot|bay|disk|drive)?[\s_#:-]*0*(\d+)", re.IGNO
 
 def slot_label(descriptor: str | None, number: int) -> str | None:
     """The enclosure's own label for slot `number` ("SLOT 05", "Front Bay 3") when it says more
-    than the number does; None for no label or one that only repeats it ("4", "Slot 004")."""
-    text = " ".join((descriptor or "").split())
+    than the number does; None for no label or one that only repeats it ("4", "Slot 004").
+
+    HGST/WD shelves (H4060-J, H4102-J) put the label first and then, after commas, the serial
+    of the disk in the bay or a part number ("SLOT 07,8HK1ZT4H", "PSU A,CSU1800AP-3-10,…"):
+    the label is the part before the first comma (the disk's serial is shown as the disk)."""
+    text = " ".join((descriptor or "").split(",", 1)[0].split())
     if not text:
         return None
     repeated = _JUST_A_NUMBER.fullmatch(text)

@@ -30,7 +30,7 @@ WARN = "▲"
 def _table(title: str, *columns: str) -> Table:
     table = Table(title=title, title_justify="left")
     for column in columns:
-        table.add_column(column)
+        table.add_column(column, overflow="fold")  # a long PCI address folds, never cut to "…"
     return table
 
 

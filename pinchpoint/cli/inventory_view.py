@@ -240,7 +240,8 @@ def enclosure_table(fabric: SasFabric) -> Table:
         "disks",
         "power, cooling, sensors",
     ):
-        table.add_column(column)
+        # a long logical id or port name folds onto a second line: never cut to "…" at 80 columns
+        table.add_column(column, overflow="fold")
     port_names = {port.id: hba_port_name(hba, port) for hba in fabric.hbas for port in hba.ports}
     positions: dict[str, list[str]] = {}
     for chain in fabric.chains:
@@ -270,7 +271,7 @@ def element_table(fabric: SasFabric) -> Table | None:
     one row each; None when there is none."""
     table = Table(title="Enclosure elements with a problem", title_justify="left")
     for column in ("enclosure", "element", "status", "reading", "own limits", "problem"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")
     for enc in fabric.enclosures:
         for trouble in element_troubles(enc):
             element = trouble.element
@@ -320,7 +321,7 @@ def disk_table(inventory: Inventory) -> Table:
     table = Table(title="Disks", title_justify="left")
     columns = ("enclosure", "slot", "model", "LU name (wwid)", "paths", "block devices", "SMART")
     for column in columns:
-        table.add_column(column)
+        table.add_column(column, overflow="fold")
     for disk in fabric.disks:
         enclosure = enclosures.get(disk.enclosure_id or "")
         table.add_row(
@@ -340,7 +341,7 @@ def problems_table(inventory: Inventory) -> RenderableType:
         return Text(f"{OK} everything the collectors look at was read", style="green")
     table = Table(title="Not collected", title_justify="left")
     for column in ("part", "what", "why"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")
     for problem in inventory.problems:
         table.add_row(problem.part, problem.subject, problem.reason)
     return table

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from pinchpoint.simulator.addresses import name_hash
 from pinchpoint.simulator.fabric import DiskPort, EnclosureFabric, Expander, SesTarget
-from pinchpoint.simulator.spec.sas import ELEMENT_COUNTS, ElementFaultSpec
+from pinchpoint.simulator.spec.sas import ELEMENT_COUNTS, ElementFaultSpec, slot_descriptor
 
 ARRAY_DEVICE_SLOT = 0x17
 POWER_SUPPLY = 0x02
@@ -246,7 +246,9 @@ def _element_types(enc: EnclosureFabric) -> tuple[ElementType, ...]:
     spec = enc.spec
     slots = tuple(
         Element(
-            f"SLOT {bay + 1:02d}",
+            slot_descriptor(
+                spec.slot_descriptor, bay, enc.disks[bay].serial if bay in enc.disks else None
+            ),
             _status(STATUS_OK if bay in enc.disks else STATUS_NOT_INSTALLED),
         )
         for bay in range(spec.bays)

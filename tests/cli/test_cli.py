@@ -114,7 +114,8 @@ def test_demo_shows_the_two_single_pathed_jbods() -> None:
         line = next(x for x in out.splitlines() if name in x and "paths" in x)
         assert "✖ paths 1/2" in line
     assert "chain of 4 enclosures" in out
-    assert "SAS fabric: 3 HBAs, 6 enclosures, 144 disks, 240 disk paths" in out
+    assert "SAS fabric: 3 HBAs, 6 enclosures, 360 disks, 600 disk paths" in out
+    assert "HGST H4060-J" in out and "slots 60/60 occupied" in out
 
 
 def test_simulate_writes_a_snapshot_that_inventory_reads(tmp_path: Path) -> None:

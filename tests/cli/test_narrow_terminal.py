@@ -51,7 +51,7 @@ def demo_snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_stats_watch_cuts_nothing(demo_snapshot: Path, width: int) -> None:
-    """The demo's 144 disks' iostat figures, as `stats watch` prints each interval."""
+    """The demo's 360 disks' iostat figures, as `stats watch` prints each interval."""
     figures = series_figures(_samples(demo_snapshot))[0]
     text = rendered(_watch_report(figures, "demo"), width)
     assert "…" not in text

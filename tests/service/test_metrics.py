@@ -114,11 +114,11 @@ def test_the_demo_jbods_003_and_012_have_one_path_of_two(demo: tuple[Inventory, 
     assert one["logical_id"] == "0x5000ccab1e97cfff" and "host" not in one
     assert value(samples, "pinchpoint_enclosures") == 6
     assert value(samples, "pinchpoint_sas_hbas") == 3
-    assert value(samples, "pinchpoint_disks") == 144
-    assert value(samples, "pinchpoint_disk_paths") == 240
-    assert value(samples, "pinchpoint_disks_by_paths", paths="1") == 48  # 2 JBODs × 24
-    assert value(samples, "pinchpoint_enclosure_slots", enclosure="JBOD-003") == 24
-    assert value(samples, "pinchpoint_enclosure_disks", enclosure="JBOD-003") == 24
+    assert value(samples, "pinchpoint_disks") == 360
+    assert value(samples, "pinchpoint_disk_paths") == 600
+    assert value(samples, "pinchpoint_disks_by_paths", paths="1") == 120  # 2 JBODs × 60
+    assert value(samples, "pinchpoint_enclosure_slots", enclosure="JBOD-003") == 60
+    assert value(samples, "pinchpoint_enclosure_disks", enclosure="JBOD-003") == 60
 
 
 RENAMED = {  # deprecated name → the name that says what it holds (HBA ports, not paths)
@@ -141,8 +141,8 @@ def test_hba_ports_are_named_so_and_the_old_paths_series_are_deprecated(
 ) -> None:
     data = demo_input(demo)
     samples = scrape(data)
-    assert value(samples, "pinchpoint_disks_by_hba_ports", hba_ports="1") == 48  # 2 JBODs × 24
-    assert value(samples, "pinchpoint_disks_by_hba_ports", hba_ports="2") == 96
+    assert value(samples, "pinchpoint_disks_by_hba_ports", hba_ports="1") == 120  # 2 JBODs × 60
+    assert value(samples, "pinchpoint_disks_by_hba_ports", hba_ports="2") == 240
     ports = {s.labels["enclosure"]: s.value for s in samples["pinchpoint_enclosure_hba_ports"]}
     assert ports["JBOD-003"] == ports["JBOD-012"] == 1 and ports["JBOD-001"] == 2
     for old, new in RENAMED.items():

@@ -3,13 +3,17 @@
 `snapshots/procfs-mpt3sas` is a real Broadcom HBA 9400-8i8e (mpt3sas) sysfs tree (see
 tests/fixtures/SOURCES.md). Attribute names of each kind of directory, value formats and link
 shapes are compared; the simulator may leave out what no reader needs, never add what the
-kernel does not have.
+kernel does not have. The simulated host is field case 1's balanced twin
+(`three_chains_of_two_loaded.toml`: the demo's pool and workload on 24-bay shelves with one
+expander per I/O module, disks on the expander the HBA reaches, as in the capture); the demo's
+H4060-J shelves hang their disks off sub-expanders (tests/simulator/test_demo_h4060j.py).
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,6 +27,12 @@ REAL_SDEV = REAL_SAS_DISK / "target11:0:8/11:0:8:0"
 NOT_SIMULATED = {"uevent", "subsystem", "power", "bsg"}
 
 pytestmark = pytest.mark.skipif(not REAL_HOST.is_dir(), reason="real capture fixture missing")
+
+
+@pytest.fixture(scope="module")
+def sim_root(scenario: Callable[[str], Path]) -> Path:
+    """The simulated host compared with the capture (see the module's docstring)."""
+    return scenario("three_chains_of_two_loaded")
 
 
 def names(directory: Path) -> set[str]:
@@ -46,18 +56,18 @@ def sim_disk(root: Path) -> Path:
     return sim_expander(root) / "port-1:0:1" / "end_device-1:0:1"
 
 
-def test_sas_phy_attribute_names(demo_root: Path) -> None:
+def test_sas_phy_attribute_names(sim_root: Path) -> None:
     real_hba_phy = names(REAL_HOST / "phy-11:10/sas_phy/phy-11:10")
     real_expander_phy = names(REAL_EXPANDER / "phy-11:0:2/sas_phy/phy-11:0:2")
-    assert names(sim_host(demo_root) / "phy-1:0/sas_phy/phy-1:0") == real_hba_phy
-    expander = sim_expander(demo_root)
+    assert names(sim_host(sim_root) / "phy-1:0/sas_phy/phy-1:0") == real_hba_phy
+    expander = sim_expander(sim_root)
     assert names(expander / "phy-1:0:8/sas_phy/phy-1:0:8") == real_expander_phy
-    assert names(sim_host(demo_root) / "phy-1:0") == names(REAL_HOST / "phy-11:10")
+    assert names(sim_host(sim_root) / "phy-1:0") == names(REAL_HOST / "phy-11:10")
 
 
-def test_sas_device_and_expander_attribute_names(demo_root: Path) -> None:
-    expander = sim_expander(demo_root)
-    disk = sim_disk(demo_root)
+def test_sas_device_and_expander_attribute_names(sim_root: Path) -> None:
+    expander = sim_expander(sim_root)
+    disk = sim_disk(sim_root)
     assert names(expander / "sas_device/expander-1:0") == names(
         REAL_EXPANDER / "sas_device/expander-11:0"
     )
@@ -76,9 +86,9 @@ def test_sas_device_and_expander_attribute_names(demo_root: Path) -> None:
     assert names(disk) == names(REAL_SAS_DISK) - {"target11:0:8"} | {"target1:0:0"}
 
 
-def test_scsi_host_and_device_attribute_names(demo_root: Path) -> None:
+def test_scsi_host_and_device_attribute_names(sim_root: Path) -> None:
     real_host = names(REAL_HOST / "scsi_host/host11")
-    simulated = names(sim_host(demo_root) / "scsi_host/host1")
+    simulated = names(sim_host(sim_root) / "scsi_host/host1")
     essentials = {
         "proc_name",
         "board_name",
@@ -90,14 +100,14 @@ def test_scsi_host_and_device_attribute_names(demo_root: Path) -> None:
         "state",
     }
     assert essentials <= simulated <= real_host
-    sdev = sim_disk(demo_root) / "target1:0:0/1:0:0:0"
+    sdev = sim_disk(sim_root) / "target1:0:0/1:0:0:0"
     real_sdev = {n for n in names(REAL_SDEV) if not n.startswith("enclosure_device:")}
     simulated_sdev = {n for n in names(sdev) if not n.startswith("enclosure_device:")}
     assert simulated_sdev <= real_sdev
     (block,) = (sdev / "block").iterdir()
     real_block = REAL_SDEV / "block" / "sdw"
     partitions = {n for n in names(block) if (block / n / "partition").exists()}
-    assert partitions == {f"{block.name}1", f"{block.name}9"}  # the demo's ZFS pool partitions
+    assert partitions == {f"{block.name}1", f"{block.name}9"}  # the ZFS pool partitions
     assert names(block) - {"queue"} - partitions <= names(real_block)
     assert names(block / "queue") <= names(REFERENCE / "sys/block/sda/queue")
     assert {"size", "dev", "device"} <= names(block)
@@ -127,9 +137,9 @@ def test_scsi_host_and_device_attribute_names(demo_root: Path) -> None:
         ("scsi_host/host{h}/version_fw", r"\d\d\.\d\d\.\d\d\.\d\d\n"),
     ],
 )
-def test_host_value_formats(demo_root: Path, relative: str, pattern: str) -> None:
+def test_host_value_formats(sim_root: Path, relative: str, pattern: str) -> None:
     real = value(REAL_HOST / relative.format(h=11, p=10))
-    simulated = value(sim_host(demo_root) / relative.format(h=1, p=0))
+    simulated = value(sim_host(sim_root) / relative.format(h=1, p=0))
     assert re.fullmatch(pattern, real), real
     assert re.fullmatch(pattern, simulated), simulated
 
@@ -176,9 +186,9 @@ def test_host_value_formats(demo_root: Path, relative: str, pattern: str) -> Non
         ),
     ],
 )
-def test_expander_value_formats(demo_root: Path, relative: str, pattern: str) -> None:
+def test_expander_value_formats(sim_root: Path, relative: str, pattern: str) -> None:
     real = value(REAL_EXPANDER / relative.format(h=11, p=4))
-    simulated = value(sim_expander(demo_root) / relative.format(h=1, p=8))
+    simulated = value(sim_expander(sim_root) / relative.format(h=1, p=8))
     assert re.fullmatch(pattern, real), real
     assert re.fullmatch(pattern, simulated), simulated
 
@@ -198,14 +208,14 @@ def test_expander_value_formats(demo_root: Path, relative: str, pattern: str) ->
         ("scsi_level", r"7\n"),
     ],
 )
-def test_scsi_device_value_formats(demo_root: Path, name: str, pattern: str) -> None:
+def test_scsi_device_value_formats(sim_root: Path, name: str, pattern: str) -> None:
     assert re.fullmatch(pattern, value(REAL_SDEV / name))
-    assert re.fullmatch(pattern, value(sim_disk(demo_root) / "target1:0:0/1:0:0:0" / name))
+    assert re.fullmatch(pattern, value(sim_disk(sim_root) / "target1:0:0/1:0:0:0" / name))
 
 
-def test_link_shapes(demo_root: Path) -> None:
-    host, expander = sim_host(demo_root), sim_expander(demo_root)
-    sdev = sim_disk(demo_root) / "target1:0:0/1:0:0:0"
+def test_link_shapes(sim_root: Path) -> None:
+    host, expander = sim_host(sim_root), sim_expander(sim_root)
+    sdev = sim_disk(sim_root) / "target1:0:0/1:0:0:0"
     pairs = [
         (REAL_HOST / "phy-11:10/port", host / "phy-1:0/port", r"\.\./port-\d+:\d+"),
         (REAL_HOST / "port-11:0/phy-11:10", host / "port-1:0/phy-1:0", r"\.\./phy-\d+:\d+"),
@@ -222,7 +232,7 @@ def test_link_shapes(demo_root: Path) -> None:
         (REAL_SDEV / "generic", sdev / "generic", r"scsi_generic/sg\d+"),
         (
             REFERENCE / "sys/class/sas_host/host11",
-            demo_root / "sys/class/sas_host/host1",
+            sim_root / "sys/class/sas_host/host1",
             r"\.\./\.\./devices/pci0000:00/0000:00:03\.0/0000:03:00\.0/host\d+/sas_host/host\d+",
         ),
     ]
@@ -231,9 +241,9 @@ def test_link_shapes(demo_root: Path) -> None:
         assert re.fullmatch(pattern, os.readlink(simulated)), (simulated, os.readlink(simulated))
 
 
-def test_every_attribute_ends_with_a_newline(demo_root: Path) -> None:
+def test_every_attribute_ends_with_a_newline(sim_root: Path) -> None:
     unterminated = []
-    for current, _, files in os.walk(demo_root / "sys"):
+    for current, _, files in os.walk(sim_root / "sys"):
         for name in files:
             path = os.path.join(current, name)
             if os.path.islink(path) or name == "vpd_pg80":
@@ -241,6 +251,6 @@ def test_every_attribute_ends_with_a_newline(demo_root: Path) -> None:
             with open(path, "rb") as handle:
                 data = handle.read()
             if not data.endswith(b"\n"):
-                unterminated.append(os.path.relpath(path, demo_root))
+                unterminated.append(os.path.relpath(path, sim_root))
     assert unterminated
     assert all(re.search(r"/expander-[\d:]+/(enclosure|bay)_identifier$", p) for p in unterminated)

@@ -61,7 +61,7 @@ def test_demo_network(demo_inventory: Inventory) -> None:
 
 def test_demo_health_and_pcie(demo_inventory: Inventory) -> None:
     health = demo_inventory.health.disks
-    assert len(health) == 144 and all(h.smart_passed for h in health)
+    assert len(health) == 360 and all(h.smart_passed for h in health)
     assert {h.id for h in health} == {d.id for d in demo_inventory.sas.disks}
     assert demo_inventory.fc.ports == [] and demo_inventory.multipath.maps == []
     kinds = {f.pci_address: f.kind.value for f in demo_inventory.pcie.functions}
@@ -76,7 +76,7 @@ def test_demo_proc_kernel(demo_root: Path) -> None:
 
 def test_demo_block_queue_of_disks(demo_inventory: Inventory) -> None:
     disks = [d for d in demo_inventory.block.devices if d.name.startswith("sd")]
-    assert len(disks) == 240
+    assert len(disks) == 600
     disk = disks[0]
     assert (disk.queue_depth, disk.nr_requests, disk.scheduler, disk.rotational) == (
         254,

@@ -46,12 +46,12 @@ def test_sas_devices_sees_the_miscabled_jbods(
         for members, count, paths in groups
     }
     assert by_nickname == {
-        ("JBOD-001",): (24, 2),
-        ("JBOD-002",): (24, 2),
-        ("JBOD-003",): (24, 1),
-        ("JBOD-007",): (24, 2),
-        ("JBOD-00B",): (24, 2),
-        ("JBOD-012",): (24, 1),
+        ("JBOD-001",): (60, 2),
+        ("JBOD-002",): (60, 2),
+        ("JBOD-003",): (60, 1),
+        ("JBOD-007",): (60, 2),
+        ("JBOD-00B",): (60, 2),
+        ("JBOD-012",): (60, 1),
     }
     dual = [members for members, _, paths in groups if paths == "2"]
     assert all(members.count("[sg") == 2 for members in dual)  # both I/O modules' SES devices
@@ -62,6 +62,6 @@ def test_sas_devices_counts_hosts_expanders_and_end_devices(
 ) -> None:
     out = run_sas_devices(demo_root, ["-q", "-v", "-o", "{paths} {wwid}"], monkeypatch, capsys)
     assert "Found 3 SAS hosts" in out
-    assert "Found 10 SAS expanders" in out
-    assert "Found 250 SAS end devices" in out
+    assert "Found 30 SAS expanders" in out
+    assert "Found 610 SAS end devices" in out
     assert "Resolved 6 enclosure groups" in out

@@ -51,6 +51,11 @@ class ScsiDevice:
         return int(self.hctl.split(":")[0])
 
 
+def disk_serial(sdev: Path) -> str:
+    """A SCSI disk's unit serial number from its VPD page 0x80 (4-byte header, then the text)."""
+    return (sdev / "vpd_pg80").read_bytes()[4:].decode("ascii").strip()
+
+
 def scsi_devices(root: Path) -> list[ScsiDevice]:
     base = root / "sys" / "class" / "scsi_device"
     return [
@@ -217,7 +222,7 @@ def test_demo_counts(demo_root: Path) -> None:
         if attr(p / "class") == "0x010700"
     ]
     assert len(hbas) == 3
-    assert len(disks(demo_root)) == 6 * 24 + 4 * 24 == 240
+    assert len(disks(demo_root)) == 6 * 60 + 4 * 60 == 600
     assert len(ses_devices(demo_root)) == 10
     enclosure_ids = {
         attr(demo_root / "sys" / "class" / "enclosure" / e / "id")
@@ -233,15 +238,15 @@ def test_demo_counts(demo_root: Path) -> None:
         "JBOD-00B",
         "JBOD-012",
     ]
-    assert len(class_entries(demo_root, "sas_expander")) == 10
+    assert len(class_entries(demo_root, "sas_expander")) == 10 * 3  # an H4060-J I/O module has 3
     # /sys/class/block also lists partitions: two per disk of the demo's ZFS pool (1 and 9)
-    assert len(class_entries(demo_root, "block")) == 240 + 2 * 240
-    assert len(os.listdir(demo_root / "sys" / "block")) == 240
+    assert len(class_entries(demo_root, "block")) == 600 + 2 * 600
+    assert len(os.listdir(demo_root / "sys" / "block")) == 600
 
 
 def test_demo_paths_per_disk_follow_the_cabling(demo_root: Path) -> None:
     by_wwid = paths_by_wwid(demo_root)
-    assert len(by_wwid) == 144
+    assert len(by_wwid) == 360
     names = nickname_of(demo_root)
     paths_per_jbod: dict[str, Counter[int]] = defaultdict(Counter)
     for sdevs in by_wwid.values():
@@ -249,18 +254,18 @@ def test_demo_paths_per_disk_follow_the_cabling(demo_root: Path) -> None:
         assert len(jbods) == 1
         paths_per_jbod[jbods.pop()][len(sdevs)] += 1
     assert paths_per_jbod == {
-        "JBOD-001": Counter({2: 24}),
-        "JBOD-002": Counter({2: 24}),
-        "JBOD-003": Counter({1: 24}),
-        "JBOD-007": Counter({2: 24}),
-        "JBOD-00B": Counter({2: 24}),
-        "JBOD-012": Counter({1: 24}),
+        "JBOD-001": Counter({2: 60}),
+        "JBOD-002": Counter({2: 60}),
+        "JBOD-003": Counter({1: 60}),
+        "JBOD-007": Counter({2: 60}),
+        "JBOD-00B": Counter({2: 60}),
+        "JBOD-012": Counter({1: 60}),
     }
 
 
 def test_dual_ported_disk_shows_one_wwid_on_two_hbas(demo_root: Path) -> None:
     dual = [sdevs for sdevs in paths_by_wwid(demo_root).values() if len(sdevs) == 2]
-    assert len(dual) == 96
+    assert len(dual) == 240
     for first, second in dual:
         wwid = attr(first / "wwid")
         assert wwid == attr(second / "wwid") and re.fullmatch(r"naa\.5000cca[0-9a-f]{9}", wwid)
@@ -277,9 +282,9 @@ def test_bay_and_enclosure_identifiers_match_the_enclosure(demo_root: Path) -> N
         enclosure = enclosures / name
         ses_sdev = (enclosure / "device").resolve()
         logical_id = attr(enclosure / "id")
-        assert int(attr(enclosure / "components")) == 24
-        for slot in range(24):
-            component = enclosure / f"SLOT {slot + 1:02d}"
+        assert int(attr(enclosure / "components")) == 60
+        for slot in range(60):
+            (component,) = enclosure.glob(f"SLOT {slot:02d},*")  # an H4060-J: "SLOT 07,<serial>"
             assert attr(component / "slot") == str(slot)
             assert attr(component / "status") == "OK"
             sdev = (component / "device").resolve()
@@ -287,16 +292,17 @@ def test_bay_and_enclosure_identifiers_match_the_enclosure(demo_root: Path) -> N
             assert sas_device_attr(end_device, "bay_identifier") == str(slot)
             assert sas_device_attr(end_device, "enclosure_identifier") == logical_id
             assert top_port(sdev) == top_port(ses_sdev)  # the path through the same I/O module
-            link = sdev / f"enclosure_device:SLOT {slot + 1:02d}"
+            assert component.name.split(",")[1] == disk_serial(sdev)
+            link = sdev / f"enclosure_device:{component.name}"
             assert link.resolve() == component.resolve()
             linked += 1
-    assert linked == 240
+    assert linked == 600
 
 
 def test_sd_and_sg_names_in_discovery_order(demo_root: Path) -> None:
     devices = sorted(scsi_devices(demo_root), key=lambda d: (d.host, int(d.hctl.split(":")[2])))
     sg_names = [(d.path / "generic").resolve().name for d in devices]
-    assert sg_names == [f"sg{i}" for i in range(250)]
+    assert sg_names == [f"sg{i}" for i in range(610)]
     for i, dev in enumerate(devices):
         assert attr(dev.path / "scsi_generic" / f"sg{i}" / "dev") == f"21:{i}"
     disk_devices = [d for d in devices if d.type == 0]
@@ -305,7 +311,7 @@ def test_sd_and_sg_names_in_discovery_order(demo_root: Path) -> None:
         assert block == sd_name(i)
         major, minor = sd_devt(i)
         assert attr(dev.path / "block" / block / "dev") == f"{major}:{minor}"
-    assert sd_name(len(disk_devices) - 1) == "sdif"
+    assert sd_name(len(disk_devices) - 1) == "sdwb"
 
 
 def test_hosts_follow_pci_order_and_numa(demo_root: Path) -> None:
@@ -346,18 +352,27 @@ def test_hba_phys_and_ports(demo_root: Path) -> None:
 
 
 def test_chain_depth_shows_in_expander_nesting(demo_root: Path) -> None:
-    levels: dict[str, list[int]] = defaultdict(list)
+    levels: dict[str, list[int]] = defaultdict(list)  # the main expanders' levels, per host
+    subs = 0
     for name in class_entries(demo_root, "sas_expander"):
         directory = (demo_root / "sys" / "class" / "sas_expander" / name).resolve()
-        levels[name.split(":")[0]].append(int(attr(directory / "level")))
+        level = int(attr(directory / "level"))
         assert attr(directory / "vendor_id") == "HGST    "
         nested = str(directory).count("/expander-")
-        assert nested == int(attr(directory / "level")) + 1  # class dir repeats the name
+        assert nested == level + 1  # class dir repeats the name
+        device = directory.parent.parent  # …/expander-H:N (directory: its sas_expander dir)
+        if list(device.glob("port-*/end_device-*/target*/*:*:*:*/enclosure")):
+            levels[name.split(":")[0]].append(level)  # holds the SES device: a main expander
+        else:  # a sub-expander of 30 bays, one level below its main expander
+            main = device.parent.parent
+            assert int(attr(main / "sas_expander" / main.name / "level")) == level - 1
+            subs += 1
     assert {h: sorted(v) for h, v in levels.items()} == {
         "expander-1": [1, 2, 3, 4],
         "expander-2": [1, 2],
         "expander-3": [1, 1, 2, 2],
     }
+    assert subs == 2 * 10
 
 
 def test_manifest(demo_root: Path) -> None:

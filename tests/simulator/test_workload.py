@@ -91,7 +91,7 @@ def test_counters_monotonic_and_consistent(demo_root: Path) -> None:
         demo_root / "samples/12/proc/uptime"
     ).read_text()
     assert {"sda", "sda1", "sda9"} <= set(samples[0])
-    assert len(samples[0]) == 240 * 3  # every path of every pool disk, with partitions 1 and 9
+    assert len(samples[0]) == 600 * 3  # every path of every pool disk, with partitions 1 and 9
     for before, after in itertools.pairwise(samples):
         for name, old in before.items():
             new = after[name]
@@ -121,7 +121,7 @@ def test_field_case_1_slow_share_is_larger_in_the_single_pathed_jbods(demo_root:
     text = (demo_root / "commands/zpool/iostat-w.txt").read_text()
     imported = parse_zpool_histograms(text, "iostat-w.txt")
     leaves = {e.name: e for e in imported.entities if e.name.startswith("wwn-0x")}
-    assert len(leaves) == 144
+    assert len(leaves) == 360
     view = kernel_view(demo_spec())
     jbod_of = {}
     for dev in view.disk_paths():
@@ -156,7 +156,7 @@ def test_zpool_iostat_w_layout(demo_root: Path) -> None:
             assert int(cells[0]) == (1 << (j + 1)) - 1
     assert names[0] == "tank"
     assert names[1] == "mirror-0"
-    assert len(names) == 1 + 72 + 144
+    assert len(names) == 1 + 180 + 360
     imported = parse_zpool_histograms(text, "iostat-w.txt")
     pool = next(e for e in imported.entities if e.kind == StatsEntityKind.POOL)
     assert pool.histograms[HistogramKind.TOTAL_WAIT_WRITE].count > 0

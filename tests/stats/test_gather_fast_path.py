@@ -3,7 +3,7 @@ figures for whole devices only (issue 5's speed-up). Everything the rules and th
 must be what the models path gives: every sample as `DiskstatsCounters`, every device's
 `iostat -x` figures (`read_sample_series` + `series_figures`, as `stats diff` still computes them).
 
-Compared on the demo host (field case 1: 144 disks, 240 paths, 480 partitions, 13 samples) and on
+Compared on the demo host (field case 1: 360 disks, 600 paths, 1,200 partitions, 13 samples) and on
 the 1,920-path benchmark host (3,840 partitions, 7 samples), both simulated; damaged series are
 made from the demo's samples."""
 
@@ -183,7 +183,7 @@ def test_a_damaged_sample_is_noted_and_the_other_intervals_stand(
     gathered = gather_statistics(source, inventory, live=False, network=False)
     assert any(message in note for note in gathered.notes), gathered.notes
     first, second = gathered.intervals
-    assert len(first.devices) == 240 and first.interval_s > 0  # samples 0 → 1 untouched
+    assert len(first.devices) == 600 and first.interval_s > 0  # samples 0 → 1 untouched
     expected = series_figures(read_sample_series(source))
     partitions = listed_partitions(inventory)
     assert second.devices == [f for f in expected[1].devices if f.device not in partitions]

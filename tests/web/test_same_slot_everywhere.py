@@ -4,10 +4,11 @@ topology and findings answers, and the enclosure page in Chromium — carries th
 `pinchpoint.naming` gives it: the enclosure, the slot number the enclosure reports and the
 enclosure's own label beside it (`JBOD-003 slot 5 (SLOT 06)`).
 
-Three hosts: the demo (simulated: its labels "SLOT 01" … are one above the slot numbers, the case
-that once put "SLOT 05" on the page and "slot 4" in the terminal), a real capture (mpt3sas and an
-HGST 4U60, slots 23, 57 and 58, no labels) and a simulated host with a disk finding (one disk with
-one path), so that findings and evidence name a disk too."""
+Three hosts: the demo (simulated HGST H4060-J shelves: their labels "SLOT 05,<serial>" name the
+slot by its own number, so no label is shown), a real capture (mpt3sas and an HGST 4U60, slots 23,
+57 and 58, no labels) and a simulated host with a disk finding (one disk with one path) whose
+labels "SLOT 01" … are one above the slot numbers, the case that once put "SLOT 05" on the page and
+"slot 4" in the terminal, so that findings and evidence name a disk too."""
 
 from __future__ import annotations
 
@@ -99,7 +100,7 @@ def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Host]]
 
 # The disk each host is asked about: (enclosure, slot number) and the name every output must use.
 CASES = {
-    "demo": ("JBOD-003", 5, "JBOD-003 slot 5 (SLOT 06)"),
+    "demo": ("JBOD-003", 5, "JBOD-003 slot 5"),
     "real": ("4U60_STOR_ENCL 0x5000ccab020094ff", 57, "4U60_STOR_ENCL 0x5000ccab020094ff slot 57"),
     "one-path": ("JBOD-B", 5, "JBOD-B slot 5 (SLOT 06)"),
 }

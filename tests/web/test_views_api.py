@@ -23,7 +23,7 @@ def test_topology_tree_holds_every_enclosure_with_paths_and_findings(web_server:
         n for n, e in names.items() if e["hba_ports"] < e["hba_ports_expected"]
     } == SINGLE_PATHED
     assert all(names[n]["worst"] == "critical" for n in SINGLE_PATHED)
-    assert all(len(e["slots"]) == 24 for e in names.values())
+    assert all(len(e["slots"]) == 60 for e in names.values())
     chained = {
         m["enclosure_id"]
         for h in view["hbas"]
@@ -49,7 +49,7 @@ def test_topology_figures_show_the_single_pathed_jbods_queueing_more(web_server:
         s for n, s in slow.items() if n not in SINGLE_PATHED
     )
     disks = [s["figures"] for e in view["enclosures"] for s in e["slots"] if s["figures"]]
-    assert len(disks) == 144 and all(d["measured"] == 1 for d in disks)
+    assert len(disks) == 360 and all(d["measured"] == 1 for d in disks)
 
 
 def test_enclosure_view_shows_the_uncabled_io_module(web_server: Server) -> None:

@@ -25,6 +25,7 @@ from pinchpoint.api.views.maintenance import (
     enclosure_maintenance,
     slot_view,
 )
+from pinchpoint.model.bay_layout import BayLayout, bay_layout
 from pinchpoint.model.findings import Finding, Severity
 from pinchpoint.model.health import DiskHealth, SelfTestOutcome
 from pinchpoint.model.histogram import LatencyHistogram
@@ -270,6 +271,8 @@ class EnclosureView(BaseModel):
     figures: Figures | None = None
     io_modules: list[IoModule] = Field(default_factory=list)
     bays: list[BayView] = Field(default_factory=list)
+    # where the bays sit, for a known enclosure model (the H4060-J's drawer); None: SES order
+    layout: BayLayout | None = None
     # SES elements: power supplies, fans, sensors, expanders; None where not read
     elements: list[ElementBrief] | None = None
     elements_summary: str = ""  # "2 power supplies, 4 fans, …: all OK"
@@ -756,6 +759,7 @@ def enclosure_view(
         figures=_group_figures(reader, enclosure.id, list(disks), disk_figures, slower_than_s),
         io_modules=_io_modules(enclosure, inventory),
         bays=bays,
+        layout=bay_layout(enclosure.vendor, enclosure.product, enclosure.bay_count),
         elements=element_briefs(enclosure) if enclosure.elements is not None else None,
         elements_summary=elements_summary(enclosure),
         pools=enclosure_pools(inventory, enclosure.id),

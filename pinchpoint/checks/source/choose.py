@@ -15,7 +15,7 @@ from pinchpoint.checks.source.scratch import Scratch
 from pinchpoint.checks.source.snapshot import open_snapshot
 from pinchpoint.model.inventory import SourceKind
 
-DEMO_SCRATCH_BYTES = 512 * 1024 * 1024  # the demo's 20,000 small files take ~80 MB of tmpfs
+DEMO_SCRATCH_BYTES = 512 * 1024 * 1024  # the demo's 80,000 small files take ~290 MB of tmpfs
 
 
 def scratch_dir() -> str | None:

@@ -146,6 +146,11 @@ class EnclosureSpec(SpecModel):
     expander_component_vendor: str = "PMCSIERA"
     expander_component_id: int = 32854
     expander_component_revision: int = 2
+    # The element descriptor of each array device slot: {bay} is the 0-based device slot
+    # number, {number} bay + 1, {serial} the disk's serial (empty, with the comma before it
+    # dropped, for an empty bay). The default is a generic 1-based label; an HGST/WD H4060-J
+    # (Ultrastar Data60) reports "SLOT {bay:02d},{serial}" (pinchpoint/simulator/specs/demo.toml).
+    slot_descriptor: str = Field(default="SLOT {number:02d}", min_length=1, max_length=64)
     enclosure_class: bool = True
     lose_path: list[IoModule] = Field(default_factory=list)
     empty_bays: list[int] = Field(default_factory=list)
@@ -191,8 +196,19 @@ class EnclosureSpec(SpecModel):
                 raise ValueError(f"lose_path: I/O module {iom} does not exist")
         if self.expanders_per_io_module > 1 and self.bays < self.expanders_per_io_module - 1:
             raise ValueError("expanders_per_io_module: more sub-expanders than bays")
+        self._slot_descriptor_formats()
         self._elements_exist()
         return self
+
+    def _slot_descriptor_formats(self) -> None:
+        """The slot descriptor template names only {bay}, {number} and {serial}."""
+        try:
+            slot_descriptor(self.slot_descriptor, 0, "SERIAL01")
+        except (KeyError, IndexError, ValueError) as error:
+            raise ValueError(
+                f"slot_descriptor {self.slot_descriptor!r}: use {{bay}}, {{number}} and "
+                f"{{serial}} only, with integer formats for bay and number ({error})"
+            ) from None
 
     def _elements_exist(self) -> None:
         """Every faulty element named must exist (2 PSUs, 4 fans, a sensor per I/O module)."""
@@ -217,6 +233,14 @@ class EnclosureSpec(SpecModel):
                     f"element_fault: I/O module {fault.io_module} not installed must also "
                     "be in lose_path (nothing is cabled through it)"
                 )
+
+
+def slot_descriptor(template: str, bay: int, serial: str | None) -> str:
+    """The element descriptor of slot `bay` from the spec's template; for an empty bay the
+    serial and the comma before it are left out ("SLOT 02", as a real H4060-J reports)."""
+    if serial is None:
+        template = template.replace(",{serial}", "").replace("{serial}", "")
+    return template.format(bay=bay, number=bay + 1, serial=serial or "").strip()
 
 
 class ChainSpec(SpecModel):

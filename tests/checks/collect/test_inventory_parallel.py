@@ -7,13 +7,14 @@ import os
 from pathlib import Path
 
 import pytest
+from fixture_paths import SPECS
 
 from pinchpoint.checks.collect import inventory as inventory_module
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.checks.source.sysfs import MAX_PROBLEMS_PER_KIND, ProblemLog
 from pinchpoint.model.problems import ProblemKind
-from pinchpoint.simulator import demo_spec, write_snapshot
+from pinchpoint.simulator import demo_spec, load_spec, write_snapshot
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
 
@@ -28,8 +29,8 @@ def demo_snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_child_process_reads_the_same_inventory(demo_snapshot: Path) -> None:
     alone = collect_inventory(SnapshotSource(demo_snapshot), parallel=False)
     forked = collect_inventory(SnapshotSource(demo_snapshot), parallel=True)
-    assert len(forked.block.devices) == len(alone.block.devices) == 240
-    assert len(forked.health.disks) == 144
+    assert len(forked.block.devices) == len(alone.block.devices) == 600
+    assert len(forked.health.disks) == 360
     assert forked.model_dump_json(exclude={"host"}) == alone.model_dump_json(exclude={"host"})
 
 
@@ -37,7 +38,7 @@ def test_progress_of_the_child_reaches_the_caller(demo_snapshot: Path) -> None:
     messages: list[str] = []
     collect_inventory(SnapshotSource(demo_snapshot), parallel=True, progress=messages.append)
     assert "reading block devices" in messages
-    assert "smartctl 144/144" in messages
+    assert "smartctl 360/360" in messages
 
 
 def test_a_dead_child_falls_back_to_reading_here(
@@ -48,17 +49,24 @@ def test_a_dead_child_falls_back_to_reading_here(
 
     monkeypatch.setattr(inventory_module, "_read_beside", die)
     found = collect_inventory(SnapshotSource(demo_snapshot), parallel=True)
-    assert len(found.health.disks) == 144
+    assert len(found.health.disks) == 360
     assert found.problems == []
 
 
-def test_small_hosts_and_recording_sources_stay_in_one_process(demo_snapshot: Path) -> None:
+def test_small_hosts_and_recording_sources_stay_in_one_process(
+    demo_snapshot: Path, tmp_path: Path
+) -> None:
     from pinchpoint.checks.source import RecordingSource
 
-    # the demo has 240 block devices: below PARALLEL_MIN_BLOCK_DEVICES
-    assert not inventory_module._worth_a_child(SnapshotSource(demo_snapshot), None)
-    assert inventory_module._worth_a_child(SnapshotSource(demo_snapshot), True)
-    assert not inventory_module._worth_a_child(SnapshotSource(demo_snapshot), False)
+    # one 4U60 on two HBAs: 120 block devices, below PARALLEL_MIN_BLOCK_DEVICES
+    small = tmp_path / "jbod_4u60"
+    write_snapshot(load_spec(SPECS / "jbod_4u60.toml"), small)
+    assert len(os.listdir(small / "sys" / "block")) < inventory_module.PARALLEL_MIN_BLOCK_DEVICES
+    assert not inventory_module._worth_a_child(SnapshotSource(small), None)
+    assert inventory_module._worth_a_child(SnapshotSource(small), True)
+    assert not inventory_module._worth_a_child(SnapshotSource(small), False)
+    # the demo has 600: a child reads block devices, SMART and ZFS beside the SAS walk
+    assert inventory_module._worth_a_child(SnapshotSource(demo_snapshot), None)
     recording = RecordingSource(demo_snapshot.parent / "rec", root=str(demo_snapshot))
     assert not inventory_module._worth_a_child(recording, True)
 
@@ -87,6 +95,6 @@ def test_known_health_is_used_instead_of_running_smartctl(
         known_health=first.health,
         progress=said.append,
     )
-    assert again.health == first.health and len(again.health.disks) == 144
+    assert again.health == first.health and len(again.health.disks) == 360
     assert not any("smartctl" in message for message in said)
     assert again.block == first.block

@@ -46,7 +46,7 @@ def test_the_single_pathed_jbods_stand_out_by_queue_per_disk(demo_snapshot: Path
     assert level.level is GroupLevel.ENCLOSURE
     by_name = {g.name: g for g in level.groups}
     assert len(by_name) == 6 and found.intervals >= 2
-    assert all(g.members == 24 and g.measured == 24 for g in level.groups)
+    assert all(g.members == 60 and g.measured == 60 for g in level.groups)
     queues = {name: g.queue_per_member for name, g in by_name.items()}
     assert all(q is not None and q > 0 for q in queues.values())
     slowest_two = sorted(queues, key=lambda n: queues[n] or 0.0)[-2:]
@@ -79,7 +79,7 @@ def test_every_sas_level_adds_up(demo_snapshot: Path) -> None:
     )
     levels = {lv.level: lv for lv in found.levels}
     disks = levels[GroupLevel.DISK].groups
-    assert len(disks) == 144
+    assert len(disks) == 360
     total = sum(g.iops for g in disks)
     for level in (GroupLevel.ENCLOSURE, GroupLevel.CHAIN, GroupLevel.HBA_PORT, GroupLevel.HBA):
         assert sum(g.iops for g in levels[level].groups) == pytest.approx(total, rel=1e-9)

@@ -89,7 +89,7 @@ def test_the_demo_pool_disks_reading_behind_the_write_back_are_overwhelmed(
     found = findings(demo_with_reads, "latency.disk.overwhelmed")
     assert len(found) == 6 and all(f.severity is Severity.CRITICAL for f in found)
     facts = {f.name: f.value for f in found[0].evidence[0].facts}
-    assert facts["disks overwhelmed"] == 24
+    assert facts["disks overwhelmed"] == 60
     assert facts["critical above"] == 35.0
     assert "ms per read" in found[0].title
     assert findings(balanced, "latency.disk.overwhelmed") == []

@@ -52,7 +52,7 @@ def test_the_demo_jbod_disks_are_judged_on_their_reads(demo_with_reads: RuleCont
         assert [e.summary.split(": ")[1].split()[0] for e in finding.evidence] == ["reads"]
         assert "write-back, not judged" in finding.evidence[0].summary
         facts = {f.name: f.value for f in finding.evidence[0].facts}
-        assert facts["disks above the limit"] == facts["disks measured"] == 24
+        assert facts["disks above the limit"] == facts["disks measured"] == 60
     slow = {f.name: f.value for f in by_name["JBOD-003"].evidence[0].facts}
     fast = {f.name: f.value for f in by_name["JBOD-002"].evidence[0].facts}
     assert float(str(slow["mean read latency"])) > 2 * float(str(fast["mean read latency"]))
@@ -66,18 +66,18 @@ def test_the_demo_jbod_disks_are_judged_on_their_reads(demo_with_reads: RuleCont
 
 
 def test_the_demo_write_back_is_not_judged_by_absolute_latency(demo: RuleContext) -> None:
-    """The demo's disks only write, and those writes are its 72-mirror pool's write-back:
+    """The demo's disks only write, and those writes are its 180-mirror pool's write-back:
     no absolute-limit finding. The same disks outside a pool are judged on their writes."""
-    assert len(write_back_entities(demo.inventory)) == 144
+    assert len(write_back_entities(demo.inventory)) == 360
     assert findings(demo, "latency.threshold") == []
     plain = findings(without_zfs(demo), "latency.threshold")
     assert len(plain) == 6
     by_name = {f.entity.name: f for f in plain}
     assert by_name["JBOD-003"].severity is Severity.CRITICAL
-    assert "writes of 24 disks average" in by_name["JBOD-003"].title
+    assert "writes of 60 disks average" in by_name["JBOD-003"].title
     facts = {f.name: f.value for f in by_name["JBOD-012"].evidence[0].facts}
     latency = facts["mean write latency"]
-    assert isinstance(latency, float) and latency > 300  # 1 path for 96 disks: ≈ 420 ms
+    assert isinstance(latency, float) and latency > 300  # 1 path for 240 disks
     slowest = next(f for f in by_name["JBOD-012"].evidence[0].facts if f.entity is not None)
     assert slowest.entity is not None and slowest.entity.name.startswith("JBOD-012 slot ")
 

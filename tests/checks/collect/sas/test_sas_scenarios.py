@@ -42,7 +42,7 @@ def by_name(inventory: Inventory) -> dict[str, Enclosure]:
 # -- field case 1: the demo host ---------------------------------------------------------------
 
 
-def test_demo_has_three_hbas_six_jbods_and_144_disks(demo: Inventory) -> None:
+def test_demo_has_three_hbas_six_jbods_and_360_disks(demo: Inventory) -> None:
     fabric = demo.sas
     assert len(fabric.hbas) == 3
     assert sorted(by_name(demo)) == [
@@ -53,9 +53,12 @@ def test_demo_has_three_hbas_six_jbods_and_144_disks(demo: Inventory) -> None:
         "JBOD-00B",
         "JBOD-012",
     ]
-    assert len(fabric.disks) == 144
-    assert fabric.path_count == 6 * 24 + 4 * 24
+    assert len(fabric.disks) == 360
+    assert fabric.path_count == 6 * 60 + 4 * 60
     assert sum(len(e.ses_devices) for e in fabric.enclosures) == 10
+    # each I/O module cabled: a main expander and two sub-expanders of the H4060-J
+    assert len(fabric.expanders) == 10 * 3
+    assert {x.product for x in fabric.expanders} == {"4U60_STOR_ENCL"}
     # The simulator draws the SAS fabric only: those parts read clean, the others say why not.
     assert [p for p in demo.problems if p.part in ("sas", "ses", "enclosure")] == []
     assert {p.part for p in demo.problems} <= {"network", "health"}
@@ -75,9 +78,9 @@ def test_demo_disks_carry_their_enclosure_hba_port_count(demo: Inventory) -> Non
     per_enclosure = Counter(
         (enclosures[d.enclosure_id], d.hba_ports) for d in demo.sas.disks if d.enclosure_id
     )
-    assert per_enclosure[("JBOD-003", 1)] == 24
-    assert per_enclosure[("JBOD-012", 1)] == 24
-    assert per_enclosure[("JBOD-001", 2)] == 24
+    assert per_enclosure[("JBOD-003", 1)] == 60
+    assert per_enclosure[("JBOD-012", 1)] == 60
+    assert per_enclosure[("JBOD-001", 2)] == 60
     dual = demo.sas.disks[0]
     assert len({p.target_sas_address for p in dual.paths}) == dual.hba_ports
 
@@ -97,11 +100,13 @@ def test_demo_chains_are_four_and_two_deep_in_cabling_order(demo: Inventory) -> 
 
 def test_demo_slots_come_from_ses_with_names_and_status(demo: Inventory) -> None:
     enclosure = by_name(demo)["JBOD-003"]
-    assert enclosure.bay_count == 24
+    assert (enclosure.vendor, enclosure.product, enclosure.bay_count) == ("HGST", "H4060-J", 60)
     assert enclosure.nickname == "JBOD-003"
+    assert [s.index for s in enclosure.slots] == list(range(60))
     first = enclosure.slots[0]
-    assert first.index == 0
-    assert first.descriptor is not None and "01" in first.descriptor
+    disks = {d.id: d for d in demo.sas.disks}
+    assert first.disk_id is not None
+    assert first.descriptor == f"SLOT 00,{disks[first.disk_id].serial}"  # as an H4060-J says
     assert first.status == "OK"
     assert first.occupied is True
     assert all(s.disk_id for s in enclosure.slots)

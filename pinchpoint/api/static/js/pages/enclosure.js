@@ -158,39 +158,70 @@ function bayState(s) {
 }
 
 
+function bayButton(bay, select, compact) {
+  const s = bay.slot;
+  const [kind, text] = bayState(s);
+  const classes = ["bay", kind, s.locate ? "locate" : ""].join(" ");
+  const label = `${s.name}: ${text.slice(2)}${s.hba_ports != null ? `, ${s.hba_ports} of ${s.hba_ports_expected} paths` : ""}${s.locate ? ", locate on" : ""}`;
+  const state = s.locate ? "◉ locate" : text;
+  return h(
+    "button",
+    {
+      type: "button",
+      class: classes,
+      role: "listitem",
+      "aria-pressed": "false",
+      "aria-label": label,
+      title: compact ? label : null,
+      dataset: { slot: s.index, paths: s.hba_ports ?? "" },
+      onclick: () => select(bay),
+    },
+    h("span", { class: "bay-no" }, String(s.index)),
+    !compact && s.label ? h("span", { class: "bay-label" }, s.label) : null,
+    // in a drawer of 60 only the glyph fits; the words are in the title and the aria label
+    h("span", { class: "bay-state" }, compact ? state.slice(0, 1) : state),
+    s.hba_ports != null
+      ? h("span", { class: "bay-paths", title: "SAS paths present / expected" }, compact ? `${s.hba_ports}/${s.hba_ports_expected}` : `⇄ ${s.hba_ports}/${s.hba_ports_expected}`)
+      : null,
+  );
+}
+
+// A known model (view.layout: the H4060-J's drawer of 5 rows of 12) is drawn where its bays
+// sit, front row at the bottom as the shelf is seen from above; any other in SES order.
 function drawBays(root, view, select) {
   const element = slot(root, "bays");
-  const count = view.bays.length;
-  element.style.setProperty("--bay-columns", count > 30 ? 12 : count > 12 ? 12 : Math.max(4, count));
+  const layout = view.layout;
+  fill(root.querySelector("#enc-front"), layout ? `Bays: ${layout.view}` : "Front view");
+  fill(slot(root, "layout"), layout ? `${layout.model}: ${layout.rows.length} rows of ${layout.rows[0].length}, ${layout.bottom} at the bottom, ${layout.top} at the top.` : "");
+  element.classList.toggle("drawer", Boolean(layout));
+  if (!layout) {
+    const count = view.bays.length;
+    element.style.setProperty("--bay-columns", count > 12 ? 12 : Math.max(4, count));
+    fill(element, view.bays.map((bay) => bayButton(bay, select, false)));
+    return;
+  }
+  const byNumber = new Map(view.bays.map((bay) => [bay.slot.index, bay]));
+  const columns = Math.max(...layout.rows.map((row) => row.length));
+  const gap = layout.gap_after_column;
+  element.style.setProperty("--bay-left", gap ?? columns);
+  element.style.setProperty("--bay-right", Math.max(1, columns - (gap ?? 0)));
+  const cell = (number) => (byNumber.has(number) ? bayButton(byNumber.get(number), select, true) : h("span", { class: "bay absent", role: "listitem" }, String(number)));
   fill(
     element,
-    view.bays.map((bay) => {
-      const s = bay.slot;
-      const [kind, text] = bayState(s);
-      const classes = ["bay", kind, s.locate ? "locate" : ""].join(" ");
-      const label = `${s.name}: ${text.slice(2)}${s.hba_ports != null ? `, ${s.hba_ports} of ${s.hba_ports_expected} paths` : ""}${s.locate ? ", locate on" : ""}`;
-      return h(
-        "button",
-        {
-          type: "button",
-          class: classes,
-          role: "listitem",
-          "aria-pressed": "false",
-          "aria-label": label,
-          dataset: { slot: s.index, paths: s.hba_ports ?? "" },
-          onclick: () => select(bay),
-        },
-        h("span", { class: "bay-no" }, String(s.index)),
-        s.label ? h("span", { class: "bay-label" }, s.label) : null,
-        h("span", { class: "bay-state" }, s.locate ? "◉ locate" : text),
-        s.hba_ports != null ? h("span", { class: "bay-paths", title: "SAS paths present / expected" }, `⇄ ${s.hba_ports}/${s.hba_ports_expected}`) : null,
-      );
-    }),
+    h("p", { class: "drawer-side" }, layout.top),
+    layout.rows.map((row) =>
+      h(
+        "div",
+        { class: "drawer-row", role: "none" },
+        gap != null ? [h("div", { class: "drawer-half", role: "none" }, row.slice(0, gap).map(cell)), h("div", { class: "drawer-half", role: "none" }, row.slice(gap).map(cell))] : row.map(cell),
+      ),
+    ),
+    h("p", { class: "drawer-side" }, layout.bottom),
   );
 }
 
 function drawBay(root, view, bay) {
-  for (const button of slot(root, "bays").querySelectorAll(".bay")) {
+  for (const button of slot(root, "bays").querySelectorAll("button.bay")) {
     button.setAttribute("aria-pressed", String(button.dataset.slot === String(bay.slot.index)));
   }
   const s = bay.slot;

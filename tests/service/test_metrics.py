@@ -267,8 +267,8 @@ def test_disk_work_as_counters_and_the_topology_on_one_info_series(
             assert all(set(s.labels) == {"disk"} for s in found), name
     # one info series per disk of the inventory, whether it has work or not
     infos = samples["pinchpoint_disk_info"]
-    assert len(infos) == len(inventory.sas.disks) == 144
-    assert len({s.labels["disk"] for s in infos}) == 144
+    assert len(infos) == len(inventory.sas.disks) == 360
+    assert len({s.labels["disk"] for s in infos}) == 360
     (info,) = [s for s in infos if s.labels["disk"] == disk.id]
     assert info.value == 1
     assert info.labels["name"] == disk_ref(disk, inventory).name

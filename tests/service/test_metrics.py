@@ -174,9 +174,10 @@ def test_the_demo_chain_of_four_and_its_links(demo: tuple[Inventory, Report]) ->
     assert value(samples, "pinchpoint_sas_port_max_rate_bytes_per_second", **port) == 12 * GBIT
     hba = samples["pinchpoint_sas_port_phys"][0].labels["hba"]
     assert hba == "0000:03:00.0 SAS9300-8e"
-    # 6 expander-to-expander links of 4 phys (the chains' hops), none per disk phy
+    # expander-to-expander links, none per disk phy: the chains' 6 hops of 4 phys, and in each of
+    # the 10 cabled H4060-J I/O modules its main expander's two 10-phy links to its sub-expanders
     links = samples["pinchpoint_sas_expander_link_phys"]
-    assert len(links) == 6 and {s.value for s in links} == {4}
+    assert sorted(s.value for s in links) == [4] * 6 + [10] * 20
     assert all(s.labels["attached_id"].startswith("expander:") for s in links)
 
 

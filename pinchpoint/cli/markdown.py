@@ -7,13 +7,14 @@ nothing here decides what is shown."""
 from __future__ import annotations
 
 import io
+import sys
 from collections.abc import Iterable, Iterator
 
 from rich.console import Console, Group, RenderableType
 from rich.table import Column, Table
 from rich.text import Text
 
-from pinchpoint.cli.console import PIPE_WIDTH
+from pinchpoint.cli.console import PIPE_WIDTH, output_console
 from pinchpoint.cli.fitted import FittedTable
 from pinchpoint.text import printable
 
@@ -26,6 +27,16 @@ def markdown_document(renderables: Iterable[RenderableType]) -> str:
     drawer = Console(file=io.StringIO(), width=PIPE_WIDTH, color_system=None, emoji=False)
     blocks = [block for each in renderables for block in _blocks(each, drawer)]
     return printable("\n\n".join(blocks) + "\n", lines=True)
+
+
+def print_views(views: Iterable[RenderableType], markdown: bool) -> None:
+    """What a command draws, on the terminal (each view in turn) or as one Markdown document."""
+    if markdown:
+        sys.stdout.write(markdown_document(views))
+        return
+    console = output_console()
+    for view in views:
+        console.print(view)
 
 
 def _blocks(renderable: RenderableType, drawer: Console) -> Iterator[str]:

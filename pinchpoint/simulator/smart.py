@@ -174,6 +174,11 @@ def _self_test_plan(hours: int, failing: FailingDiskSpec | None) -> list[tuple[b
     return tests
 
 
+def _sata_temperature(current: int) -> dict[str, int]:
+    """smartctl's SATA `temperature` block: the reading and the drive's SCT limits."""
+    return {"current": current, "op_limit_max": SATA_OP_LIMIT_MAX_C, "limit_max": SATA_LIMIT_MAX_C}
+
+
 def _ata_self_tests(hours: int, failing: FailingDiskSpec | None) -> dict[str, Any]:
     table = []
     for extended, passed, at in _self_test_plan(hours, failing):
@@ -385,11 +390,7 @@ def sata_report(
         "ata_smart_attributes": {"revision": 16, "table": table},
         "power_on_time": {"hours": hours},
         "power_cycle_count": 41,
-        "temperature": {
-            "current": temperature,
-            "op_limit_max": SATA_OP_LIMIT_MAX_C,
-            "limit_max": SATA_LIMIT_MAX_C,
-        },
+        "temperature": _sata_temperature(temperature),
         "ata_smart_self_test_log": _ata_self_tests(hours, failing),
     }
     if current is not None:
@@ -464,11 +465,7 @@ def ahci_report(disk: LocalDisk, spec: AhciDiskSpec, at: datetime) -> dict[str, 
         "ata_smart_attributes": {"revision": 10, "table": table},
         "power_on_time": {"hours": hours},
         "power_cycle_count": 41,
-        "temperature": {
-            "current": temperature,
-            "op_limit_max": SATA_OP_LIMIT_MAX_C,
-            "limit_max": SATA_LIMIT_MAX_C,
-        },
+        "temperature": _sata_temperature(temperature),
         "ata_smart_self_test_log": _ata_self_tests(hours, None),
     }
 

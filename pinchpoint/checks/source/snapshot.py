@@ -8,7 +8,7 @@ import json
 import os
 import posixpath
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -49,6 +49,21 @@ _UNSEEN = "\x00unseen"  # no real path holds a NUL
 
 class _LinkLoopError(Exception):
     """More links followed in one lookup than the kernel follows."""
+
+
+def _inside(path: str, walk: Callable[[], str | None]) -> str:
+    """The real path `walk` finds for host path `path`; `SourceError` for a path that is not a
+    host path, leads outside the snapshot (None) or through a loop of symlinks."""
+    if not path.startswith("/") or "\x00" in path:
+        raise SourceError(path, ProblemKind.MISSING, "not a host path")
+    try:
+        real = walk()
+    except _LinkLoopError:
+        loop = "a loop of symlinks: not followed"
+        raise SourceError(path, ProblemKind.UNREADABLE, loop) from None
+    if real is None:
+        raise _outside(path)
+    return real
 
 
 def _outside(path: str) -> SourceError:
@@ -129,35 +144,18 @@ class SnapshotSource(Source):
     def _real(self, path: str) -> str:
         """The real path of host path `path` inside the snapshot, every link followed (a
         dangling one as it points); raises `SourceError` for a path leading outside."""
-        if not path.startswith("/") or "\x00" in path:
-            raise SourceError(path, ProblemKind.MISSING, "not a host path")
         directory, _, leaf = (path.rstrip("/") or "/").rpartition("/")
-        directory = directory or "/"
-        try:
-            base = self._real_dir(directory)
-            real = None if base is None else self._step(base, leaf, 0, remember=False)
-        except _LinkLoopError:
-            raise SourceError(
-                path, ProblemKind.UNREADABLE, "a loop of symlinks: not followed"
-            ) from None
-        if real is None:
-            raise _outside(path)
-        return real
+
+        def walk() -> str | None:
+            base = self._real_dir(directory or "/")
+            return None if base is None else self._step(base, leaf, 0, remember=False)
+
+        return _inside(path, walk)
 
     def _real_directory(self, path: str) -> str:
         """`_real` of a directory about to be listed or tested: the walk remembered, as for a
         directory read below (each directory's components read once, not once per listing)."""
-        if not path.startswith("/") or "\x00" in path:
-            raise SourceError(path, ProblemKind.MISSING, "not a host path")
-        try:
-            real = self._real_dir(path.rstrip("/") or "/")
-        except _LinkLoopError:
-            raise SourceError(
-                path, ProblemKind.UNREADABLE, "a loop of symlinks: not followed"
-            ) from None
-        if real is None:
-            raise _outside(path)
-        return real
+        return _inside(path, lambda: self._real_dir(path.rstrip("/") or "/"))
 
     def _unresolved(self, path: str) -> str:
         """Like `_real`, but a link at the end of `path` is left as it is."""

@@ -20,7 +20,7 @@ from pinchpoint.checks.source import open_snapshot
 from pinchpoint.cli.console import fail, located, output_console
 from pinchpoint.cli.errors import with_advice
 from pinchpoint.cli.fitted import FittedTable
-from pinchpoint.cli.markdown import markdown_document
+from pinchpoint.cli.markdown import print_views
 from pinchpoint.model.problems import ProblemKind
 from pinchpoint.model.stats import DeviceFigures, DiskstatsSample, IntervalFigures
 from pinchpoint.plurals import plural
@@ -181,12 +181,7 @@ def diff_report(
         _report(figures, title, everything=everything, partitions=partitions)
         for figures, title in zip(intervals, titles, strict=True)
     ]
-    if form is ReportFormat.MARKDOWN:
-        sys.stdout.write(markdown_document(views))
-        return
-    console = output_console()
-    for view in views:
-        console.print(view)
+    print_views(views, markdown=form is ReportFormat.MARKDOWN)
 
 
 def watch_report(

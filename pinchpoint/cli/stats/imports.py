@@ -10,10 +10,9 @@ from rich.text import Text
 
 from pinchpoint.checks.collect.imports import import_stats
 from pinchpoint.checks.parse.importers import StatsImportError
-from pinchpoint.cli.console import output_console
 from pinchpoint.cli.errors import exit_for
 from pinchpoint.cli.fitted import FittedTable
-from pinchpoint.cli.markdown import markdown_document
+from pinchpoint.cli.markdown import print_views
 from pinchpoint.model.histogram import LatencyHistogram
 from pinchpoint.model.stats import EntityStats, ImportedStats, ImportKind, Metric
 from pinchpoint.report import ReportFormat
@@ -111,7 +110,5 @@ def import_report(
         raise exit_for(error) from None
     if form is ReportFormat.JSON:
         sys.stdout.write(json_printable(imported.model_dump_json(indent=2)) + "\n")
-    elif form is ReportFormat.MARKDOWN:
-        sys.stdout.write(markdown_document([summary_view(imported)]))
     else:
-        output_console().print(summary_view(imported))
+        print_views([summary_view(imported)], markdown=form is ReportFormat.MARKDOWN)

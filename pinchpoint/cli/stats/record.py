@@ -4,7 +4,6 @@ eBPF for a number of seconds (`docs/ebpf.md`)."""
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 from rich.console import RenderableType
@@ -12,8 +11,8 @@ from rich.table import Table
 
 from pinchpoint.checks.collect.latency_recording import RecordingError, record_block_latency
 from pinchpoint.checks.source import LiveSource
-from pinchpoint.cli.console import fail, output_console
-from pinchpoint.cli.markdown import markdown_document
+from pinchpoint.cli.console import fail
+from pinchpoint.cli.markdown import print_views
 from pinchpoint.report import ReportFormat
 from pinchpoint.stats.recorded import recording_summary
 from pinchpoint.units import latency_us_text
@@ -94,9 +93,4 @@ def record_report(
             f"[yellow]{lost:,} I/Os were not accounted[/] "
             f"({', '.join(f'{k} {v:,}' for k, v in summary['lost'].items() if v)})"
         )
-    if form is ReportFormat.MARKDOWN:
-        sys.stdout.write(markdown_document(views))
-        return
-    console = output_console()
-    for view in views:
-        console.print(view)
+    print_views(views, markdown=form is ReportFormat.MARKDOWN)

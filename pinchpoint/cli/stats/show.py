@@ -12,9 +12,9 @@ from rich.table import Table
 from rich.text import Text
 
 from pinchpoint.checks.collect.inventory import collect_inventory
-from pinchpoint.cli.console import errors, fail, output_console
+from pinchpoint.cli.console import errors, fail
 from pinchpoint.cli.errors import exit_for
-from pinchpoint.cli.markdown import markdown_document
+from pinchpoint.cli.markdown import print_views
 from pinchpoint.cli.options import host_source
 from pinchpoint.model.breakdown import (
     Breakdown,
@@ -253,7 +253,4 @@ def show_report(
         return
     if gathered.empty:
         errors.print("[yellow]no statistics found[/]")
-    if form is ReportFormat.MARKDOWN:
-        sys.stdout.write(markdown_document([breakdown_view(result)]))
-        return
-    output_console().print(breakdown_view(result))
+    print_views([breakdown_view(result)], markdown=form is ReportFormat.MARKDOWN)

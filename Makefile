@@ -53,8 +53,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy pinchpoint
 
+# Two processes (this machine's cores): whole test files to each, in the order collected, so
+# the tests that start servers still run last in each (tests/conftest.py).
+TEST_WORKERS ?= 2
 pytest: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 test: system-deps database bpf lint typecheck pytest
 

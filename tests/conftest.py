@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from demo_host import SharedDemoScratch, remove_shared_demo
 from fixture_paths import FIXTURES, TESTS
 
 PROCFS_SNAPSHOT = FIXTURES / "snapshots" / "procfs-mpt3sas"
@@ -23,6 +26,25 @@ def procfs_copy(tmp_path: Path) -> Path:
     target = tmp_path / "snapshot"
     shutil.copytree(PROCFS_SNAPSHOT, target, symlinks=True)
     return target
+
+
+# pytest-xdist's workers inherit COLUMNS=80 from the controller; the CLI's output width must
+# be what a pipe gets (cli/console.py), as in a single-process run. Tests that want a width
+# set COLUMNS themselves.
+os.environ.pop("COLUMNS", None)
+os.environ.pop("LINES", None)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_demo_per_process() -> Iterator[None]:
+    """Every demo service and in-process `--demo` run reads one shared simulation of the demo
+    host instead of writing its 80,000 files anew (tests/demo_host.py); the simulation itself
+    is tested in tests/simulator."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("pinchpoint.checks.source.choose.simulate_demo", SharedDemoScratch)
+        patch.setattr("pinchpoint.service.target.simulate_demo", SharedDemoScratch)
+        yield
+    remove_shared_demo()
 
 
 from postgres_db import postgres_admin  # noqa: E402  (the fixture, for every test directory)

@@ -7,16 +7,15 @@ from __future__ import annotations
 
 import gc
 import os
-import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from demo_host import shared_demo_root
 
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
-from pinchpoint.checks.source.choose import scratch_dir
 from pinchpoint.performance import (
     ForkedWork,
     fork_is_safe,
@@ -24,7 +23,6 @@ from pinchpoint.performance import (
     return_free_memory,
     start_forked,
 )
-from pinchpoint.simulator import demo_spec, write_snapshot
 from pinchpoint.stats.aggregate import breakdown
 from pinchpoint.stats.gather import gather_statistics
 
@@ -96,9 +94,7 @@ def test_overlapping_pauses_in_two_threads() -> None:
 
 
 def test_reading_a_host_pauses_the_collector_and_resumes_it() -> None:
-    with tempfile.TemporaryDirectory(prefix="pinchpoint-gc-", dir=scratch_dir()) as tmp:
-        write_snapshot(demo_spec(), Path(tmp, "demo"))
-        assert_paused_while_reading(SnapshotSource(Path(tmp, "demo")))
+    assert_paused_while_reading(SnapshotSource(shared_demo_root()))
 
 
 def assert_paused_while_reading(source: SnapshotSource) -> None:

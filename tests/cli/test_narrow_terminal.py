@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from demo_host import shared_demo_root
 from fixture_paths import IMPORTS
 from rich.console import Console, RenderableType
 
@@ -16,7 +17,6 @@ from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.cli.host_view import zfs_table
 from pinchpoint.cli.stats.diff import _samples, _watch_report
 from pinchpoint.cli.stats.imports import summary_view
-from pinchpoint.simulator import demo_spec, write_snapshot
 from pinchpoint.stats.iostat import series_figures
 
 WIDTHS = (80, 120)
@@ -43,10 +43,8 @@ def test_stats_import_cuts_nothing(path: Path, width: int) -> None:
 
 
 @pytest.fixture(scope="module")
-def demo_snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("demo") / "snapshot"
-    write_snapshot(demo_spec(), out)
-    return out
+def demo_snapshot() -> Path:
+    return shared_demo_root()
 
 
 @pytest.mark.parametrize("width", WIDTHS)

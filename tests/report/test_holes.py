@@ -13,6 +13,7 @@ import typing
 from typing import Any
 
 import pytest
+from demo_host import shared_demo_root
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
@@ -30,7 +31,6 @@ from pinchpoint.report.text import report_text
 from pinchpoint.rules.base import RuleContext
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.engine import build_report
-from pinchpoint.simulator import demo_spec, write_snapshot
 from tests.conftest import PROCFS_SNAPSHOT
 
 
@@ -69,8 +69,7 @@ def _punch_in(value: Any, rnd: random.Random, share: float) -> int:
 
 @pytest.fixture(scope="module")
 def inventories(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Inventory]:
-    demo = tmp_path_factory.mktemp("demo") / "snapshot"
-    write_snapshot(demo_spec(), demo)
+    demo = shared_demo_root()
     return {
         "procfs capture": collect_inventory(SnapshotSource(PROCFS_SNAPSHOT)),
         "demo": collect_inventory(SnapshotSource(demo)),

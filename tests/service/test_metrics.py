@@ -7,12 +7,11 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import tempfile
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from demo_host import shared_demo_root
 from fixture_paths import ROOT, SPECS
 from prometheus_client.openmetrics.parser import (
     text_string_to_metric_families as parse_openmetrics,
@@ -23,7 +22,6 @@ from prometheus_client.samples import Sample
 from pinchpoint import __version__
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
-from pinchpoint.checks.source.choose import scratch_dir
 from pinchpoint.model.findings import Mute, Report
 from pinchpoint.model.inventory import Inventory, SourceKind
 from pinchpoint.naming import disk_ref
@@ -31,7 +29,7 @@ from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.engine import build_report, rule_context
 from pinchpoint.service.metrics import MetricsInput, SweepCounters, metrics_exposition
 from pinchpoint.service.notify import NotifyCounts
-from pinchpoint.simulator import demo_spec, load_spec, write_snapshot
+from pinchpoint.simulator import load_spec, write_snapshot
 from pinchpoint.stats.disk_work import DiskWork
 from pinchpoint.stats.gather import gather_statistics
 
@@ -49,10 +47,8 @@ def checked_host(snapshot: Path, kind: SourceKind | None = None) -> tuple[Invent
 
 
 @pytest.fixture(scope="module")
-def demo() -> Iterator[tuple[Inventory, Report]]:
-    with tempfile.TemporaryDirectory(dir=scratch_dir()) as scratch:
-        write_snapshot(demo_spec(), Path(scratch, "demo"))
-        yield checked_host(Path(scratch, "demo"), SourceKind.DEMO)
+def demo() -> tuple[Inventory, Report]:
+    return checked_host(shared_demo_root(), SourceKind.DEMO)
 
 
 def simulated(tmp_path: Path, spec: str) -> tuple[Inventory, Report]:

@@ -138,9 +138,10 @@ def test_memory_stays_flat_over_twenty_swaps(service: Service, checked: Checkup)
         one_view = sizes[0]
     finally:
         tracemalloc.stop()
-    # two views alive at most at any time (the one served, the next one built): after the
-    # first few swaps the memory in use no longer grows with each
-    assert max(sizes[5:]) - sizes[4] < one_view / 4, sizes
+    # two views alive at most at any time (the one served, the next one built): the last ten
+    # swaps reach no higher than the first ten did (garbage waiting for the collector makes
+    # the figures swing by a view or so; a view kept per swap would add ten)
+    assert max(sizes[10:]) - max(sizes[:10]) < one_view / 4, sizes
     assert performance.settles == settles  # and no full collection at any of the 20
 
 

@@ -6,19 +6,18 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from demo_host import shared_demo_root
 from fixture_paths import FIXTURES, SPECS
 
-from pinchpoint.simulator import demo_spec, load_spec, write_snapshot
+from pinchpoint.simulator import load_spec, write_snapshot
 
 REFERENCE = FIXTURES / "snapshots" / "procfs-mpt3sas"
 
 
 @pytest.fixture(scope="session")
-def demo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bundled demo host, written once (read-only for tests)."""
-    out = tmp_path_factory.mktemp("demo") / "snapshot"
-    write_snapshot(demo_spec(), out)
-    return out
+def demo_root() -> Path:
+    """The bundled demo host, written once per process (read-only for tests)."""
+    return shared_demo_root()
 
 
 @pytest.fixture(scope="session")

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from demo_host import shared_demo_root
 from fixture_paths import SPECS
 
 from pinchpoint.checks.collect.diskstats import (
@@ -33,7 +34,7 @@ from pinchpoint.rules.base import Input, RuleContext
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.derived.breakdown import breakdown
 from pinchpoint.rules.engine import evaluate
-from pinchpoint.simulator import demo_spec, load_spec, write_snapshot
+from pinchpoint.simulator import load_spec, write_snapshot
 from pinchpoint.stats.gather import gather_statistics, listed_partitions
 from pinchpoint.stats.iostat import series_figures, table_series_figures
 
@@ -51,9 +52,11 @@ def scratch() -> Iterator[Path]:
 @pytest.fixture(scope="module", params=["demo", "bench_1920_stats"])
 def host(request: pytest.FixtureRequest, scratch: Path) -> tuple[SnapshotSource, Inventory]:
     name = request.param
-    spec = demo_spec() if name == "demo" else load_spec(SPECS / f"{name}.toml")
-    write_snapshot(spec, scratch / name)
-    source = SnapshotSource(scratch / name)
+    if name == "demo":
+        source = SnapshotSource(shared_demo_root())
+    else:
+        write_snapshot(load_spec(SPECS / f"{name}.toml"), scratch / name)
+        source = SnapshotSource(scratch / name)
     return source, collect_inventory(source)
 
 
@@ -125,9 +128,8 @@ def test_breakdown_and_findings_are_those_of_every_devices_figures(
 
 
 @pytest.fixture(scope="module")
-def demo_snapshot(scratch: Path) -> Path:
-    write_snapshot(demo_spec(), scratch / "demo-source")
-    return scratch / "demo-source"
+def demo_snapshot() -> Path:
+    return shared_demo_root()
 
 
 def damaged(demo_snapshot: Path, tmp_path: Path, sample: int, damage: str) -> Path:

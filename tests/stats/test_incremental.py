@@ -6,20 +6,14 @@ with the plan kept across ticks and rebuilt when the devices change."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
+from demo_host import shared_demo_root
 
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
-from pinchpoint.checks.source.choose import scratch_dir
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.stats import ImportedStats, IntervalFigures
 from pinchpoint.service.sampling import SAMPLED_LEVELS
-from pinchpoint.simulator import demo_spec, write_snapshot
 from pinchpoint.stats.gather import gather_statistics
 from pinchpoint.stats.incremental import GroupTick, TickAggregator, full_tick
 
@@ -27,13 +21,8 @@ SLOWER_S = 0.22
 
 
 @pytest.fixture(scope="module")
-def snapshot() -> Iterator[SnapshotSource]:
-    tmp = Path(tempfile.mkdtemp(prefix="pinchpoint-incremental-", dir=scratch_dir()))
-    try:
-        write_snapshot(demo_spec(), tmp / "demo")
-        yield SnapshotSource(tmp / "demo")
-    finally:
-        shutil.rmtree(tmp)
+def snapshot() -> SnapshotSource:
+    return SnapshotSource(shared_demo_root())
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from demo_host import shared_demo_root
 from fixture_paths import SPECS
 
 from pinchpoint.checks.collect import inventory as inventory_module
@@ -14,16 +15,14 @@ from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.checks.source.sysfs import MAX_PROBLEMS_PER_KIND, ProblemLog
 from pinchpoint.model.problems import ProblemKind
-from pinchpoint.simulator import demo_spec, load_spec, write_snapshot
+from pinchpoint.simulator import load_spec, write_snapshot
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
 
 
 @pytest.fixture(scope="module")
-def demo_snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("parallel") / "demo"
-    write_snapshot(demo_spec(), out)
-    return out
+def demo_snapshot() -> Path:
+    return shared_demo_root()
 
 
 def test_child_process_reads_the_same_inventory(demo_snapshot: Path) -> None:
@@ -67,7 +66,7 @@ def test_small_hosts_and_recording_sources_stay_in_one_process(
     assert not inventory_module._worth_a_child(SnapshotSource(small), False)
     # the demo has 600: a child reads block devices, SMART and ZFS beside the SAS walk
     assert inventory_module._worth_a_child(SnapshotSource(demo_snapshot), None)
-    recording = RecordingSource(demo_snapshot.parent / "rec", root=str(demo_snapshot))
+    recording = RecordingSource(tmp_path / "rec", root=str(demo_snapshot))
     assert not inventory_module._worth_a_child(recording, True)
 
 

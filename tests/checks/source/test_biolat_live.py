@@ -79,7 +79,13 @@ def _agrees_with_fio(recording: BlockRecording, fio: dict[str, Any], exact: bool
     for op, figures in ((BlockOp.READ, fio["read"]), (BlockOp.WRITE, fio["write"])):
         recorded = device.op(op)
         assert recorded is not None
-        said = (op, recorded.device_time.count, figures["total_ios"], recording.drops)
+        said = (
+            op,
+            recorded.device_time.count,
+            figures["total_ios"],
+            recording.drops,
+            recording.recursion_misses,
+        )
         assert abs(recorded.device_time.count - figures["total_ios"]) <= 0.01 * figures["total_ios"]
         if exact:
             assert recorded.bytes == figures["io_bytes"], said

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from demo_host import REAL_SIMULATE_DEMO
 
-from pinchpoint.checks.source import LiveSource, SnapshotSource
+from pinchpoint.checks.source import LiveSource, SnapshotSource, choose
 from pinchpoint.checks.source.choose import open_source, scratch_dir
 from pinchpoint.model.inventory import SourceKind
 
@@ -24,7 +25,8 @@ def test_a_snapshot_directory_is_read_as_captured(procfs_snapshot: Path) -> None
         assert source.exists("/sys/class/sas_host")
 
 
-def test_the_demo_is_simulated_then_removed() -> None:
+def test_the_demo_is_simulated_then_removed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(choose, "simulate_demo", REAL_SIMULATE_DEMO)  # not the tests' shared one
     with open_source(demo=True) as (source, kind):
         assert isinstance(source, SnapshotSource) and kind is SourceKind.DEMO
         root = Path(source.root)

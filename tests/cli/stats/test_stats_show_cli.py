@@ -13,13 +13,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from demo_host import shared_demo_root
 from fixture_paths import IMPORTS
 from typer.testing import CliRunner
 
 from pinchpoint.cli import app
 from pinchpoint.cli.stats.show import parse_duration_s
 from pinchpoint.model.breakdown import Breakdown, GroupLevel, SlowerBasis
-from pinchpoint.simulator import demo_spec, write_snapshot
 
 runner = CliRunner()
 PERFMON = IMPORTS / "synthetic__perfmon_relog_DBSRV01_LogicalDisk_H.csv"
@@ -27,11 +27,9 @@ SINGLE_PATHED = {"JBOD-003", "JBOD-012"}
 
 
 @pytest.fixture(scope="module")
-def demo_snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The demo host with its workload, simulated once for this module."""
-    target = tmp_path_factory.mktemp("demo") / "snapshot"
-    write_snapshot(demo_spec(), target)
-    return target
+def demo_snapshot() -> Path:
+    """The demo host with its workload, simulated once per process."""
+    return shared_demo_root()
 
 
 def show_json(*args: str) -> Breakdown:

@@ -12,12 +12,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from demo_host import shared_demo_root
 from fixture_paths import SPECS
 from typer.testing import CliRunner
 
 from pinchpoint.cli import app
 from pinchpoint.model.breakdown import Breakdown, GroupLevel
-from pinchpoint.simulator import demo_spec, load_spec, spec_from_data, write_snapshot
+from pinchpoint.simulator import load_spec, spec_from_data, write_snapshot
 
 runner = CliRunner()
 PEERS = ("enp2s0f0", "enp2s0f1", "enp2s0f2")
@@ -31,10 +32,8 @@ def downgraded(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    target = tmp_path_factory.mktemp("demo") / "snapshot"
-    write_snapshot(demo_spec(), target)
-    return target
+def demo() -> Path:
+    return shared_demo_root()
 
 
 def show_json(*args: str) -> Breakdown:

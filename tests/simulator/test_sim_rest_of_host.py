@@ -12,6 +12,7 @@ from fixture_paths import SPECS
 
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
+from pinchpoint.model.block import BlockKind, ControllerKind
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.network import BondMode, Duplex
 from pinchpoint.simulator import SpecError, load_spec, spec_from_data, write_snapshot
@@ -320,3 +321,30 @@ def test_links_of_the_rest_resolve(scenario: Callable[[str], Path]) -> None:
     slaves = root / "sys/block/dm-0/slaves"
     assert sorted(p.name for p in slaves.iterdir()) == ["sda", "sdd"]
     assert (root / "sys/block/sda/holders/dm-0").resolve() == (root / "sys/block/dm-0").resolve()
+
+
+def test_ahci_disks_and_iscsi_luns_take_distinct_sd_names_and_hosts(tmp_path: Path) -> None:
+    """One numbering across every kind: the AHCI disks take sd names and SCSI hosts after the
+    SAS fabric's, the iSCSI LUNs after the AHCI disks' (they log in after boot)."""
+    session = {
+        "target": "iqn.2003-01.org.linux-iscsi.array1:port-a",
+        "portal": "10.8.100.6",
+        "array": "array1",
+        "luns": [0, 1],
+    }
+    spec = spec_from_data(
+        _small(ahci=[{"disk": [{}, {}]}], iscsi_session=[session], nic=[{"name": "eno1"}])
+    )
+    write_snapshot(spec, tmp_path / "s")
+    inv = inventory_of(tmp_path / "s")
+    assert lines(inv) == []
+    names = [d.name for d in inv.block.devices if d.kind is BlockKind.SCSI_DISK]
+    assert len(names) == len(set(names)) == 16  # 4 SAS disks × 2 paths, 4 SATA, 2 AHCI, 2 LUNs
+    ahci = [d for d in inv.block.devices if d.controller and d.controller.kind is ControllerKind.ATA]
+    luns = [dev for s in inv.iscsi.sessions for dev in s.devices]
+    assert [d.name for d in ahci] == ["sdm", "sdn"]
+    assert [d.block_device for d in luns] == ["sdo", "sdp"]
+    ahci_hosts = {d.hctl.split(":")[0] for d in ahci if d.hctl}
+    lun_hosts = {d.hctl.split(":")[0] for d in luns}
+    assert len(ahci_hosts) == 2 and len(lun_hosts) == 1
+    assert not ahci_hosts & lun_hosts

@@ -250,10 +250,11 @@ def fc_port_ref(port: FcPort) -> EntityRef:
 
 def multipath_lun_name(mpath: MultipathMap) -> str:
     """`mpatha (3600a0b80005a6c4c…)`: a SAN LUN by its multipath map and its WWID (the identity
-    the array shows too; the map's dm-N changes from boot to boot)."""
-    if mpath.name and mpath.wwid:
-        return f"{mpath.name} ({mpath.wwid})"
-    return mpath.name or mpath.wwid or mpath.id
+    the array shows too; the map's dm-N changes from boot to boot). A map named by its WWID
+    (`user_friendly_names no`, or no name read) is `LUN 3600a0b80005a6c4c…`: the WWID once."""
+    if mpath.name and mpath.name.lower() != mpath.wwid.lower():
+        return f"{mpath.name} ({mpath.wwid})" if mpath.wwid else mpath.name
+    return f"LUN {mpath.wwid or mpath.name or mpath.id}"
 
 
 def multipath_lun_ref(mpath: MultipathMap) -> EntityRef:

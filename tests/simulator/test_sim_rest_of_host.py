@@ -340,7 +340,9 @@ def test_ahci_disks_and_iscsi_luns_take_distinct_sd_names_and_hosts(tmp_path: Pa
     assert lines(inv) == []
     names = [d.name for d in inv.block.devices if d.kind is BlockKind.SCSI_DISK]
     assert len(names) == len(set(names)) == 16  # 4 SAS disks × 2 paths, 4 SATA, 2 AHCI, 2 LUNs
-    ahci = [d for d in inv.block.devices if d.controller and d.controller.kind is ControllerKind.ATA]
+    ahci = [
+        d for d in inv.block.devices if d.controller and d.controller.kind is ControllerKind.ATA
+    ]
     luns = [dev for s in inv.iscsi.sessions for dev in s.devices]
     assert [d.name for d in ahci] == ["sdm", "sdn"]
     assert [d.block_device for d in luns] == ["sdo", "sdp"]

@@ -350,3 +350,36 @@ def test_ahci_disks_and_iscsi_luns_take_distinct_sd_names_and_hosts(tmp_path: Pa
     lun_hosts = {d.hctl.split(":")[0] for d in luns}
     assert len(ahci_hosts) == 2 and len(lun_hosts) == 1
     assert not ahci_hosts & lun_hosts
+
+
+def test_md_and_dm_devices_read_back_as_stacked_devices(tmp_path: Path) -> None:
+    """`stacked_md_dm.toml`: md arrays and dm devices in the real sysfs layout — `md/`, `dm/`,
+    `slaves/` and the members' `holders/` — read back by the block collector without a
+    problem, each with its diskstats line."""
+    write_snapshot(load_spec(SPECS / "stacked_md_dm.toml"), tmp_path / "s")
+    inv = inventory_of(tmp_path / "s")
+    assert lines(inv) == []
+    md0, md1 = inv.block.by_name("md0"), inv.block.by_name("md1")
+    lvm, crypt = inv.block.by_name("dm-0"), inv.block.by_name("dm-1")
+    assert md0 and md1 and lvm and crypt
+    assert (md0.kind, md0.md_level, md0.md_sync_action) == (BlockKind.MD, "raid1", "idle")
+    assert md0.slaves == md0.md_members == ["sda", "sdb"]
+    assert md0.id.startswith("block:md:") and md0.size_bytes == 4000787030016
+    assert md1.md_sync_action == "resync" and md1.holders == ["dm-0"]
+    assert (lvm.dm_name, lvm.slaves) == ("vg0-data", ["md1"])
+    assert lvm.dm_uuid and lvm.dm_uuid.startswith("LVM-")
+    assert crypt.dm_uuid and crypt.dm_uuid.startswith("CRYPT-LUKS2-")
+    assert crypt.dm_uuid.endswith("-luks-scratch") and crypt.rotational is False
+    sda = inv.block.by_name("sda")
+    assert sda is not None and sda.holders == ["md0"]
+    assert lvm.nr_requests == 128 and lvm.scheduler == "none"
+    diskstats = (tmp_path / "s" / "proc" / "diskstats").read_text()
+    assert "   9       0 md0 " in diskstats and " 253       1 dm-1 " in diskstats
+
+
+def test_a_stacked_device_over_a_device_the_host_lacks_is_an_error(tmp_path: Path) -> None:
+    spec = spec_from_data({"ahci": [{"disk": [{}]}], "md": [{"name": "md0", "members": ["sdq"]}]})
+    with pytest.raises(ValueError, match=r"md\[0\]\.members: no block device 'sdq'"):
+        write_snapshot(spec, tmp_path / "s")
+    with pytest.raises(SpecError, match="listed twice"):
+        spec_from_data({"dm": [{"name": "vg-a", "members": ["sda", "sda"]}]})

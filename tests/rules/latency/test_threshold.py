@@ -220,3 +220,21 @@ def test_member_share_decides_what_explains_a_stacked_device(stacked_host: RuleC
     )
     md0 = _stacked(findings(stacked_host, "latency.threshold", config))["md array md0 (raid1)"]
     assert "the time is spent in the md layer" in md0.evidence[-1].summary
+
+
+def test_a_stacked_device_whose_members_were_not_measured_says_so(
+    stacked_host: RuleContext,
+) -> None:
+    """Without diskstats lines for sda and sdb, md0 is still judged on its own latency, and
+    the finding says whether a member explains it is not known."""
+    intervals = [
+        i.model_copy(update={"devices": [d for d in i.devices if d.device not in ("sda", "sdb")]})
+        for i in stacked_host.intervals
+    ]
+    context = RuleContext(inventory=stacked_host.inventory, intervals=intervals)
+    md0 = _stacked(findings(context, "latency.threshold"))["md array md0 (raid1)"]
+    assert md0.evidence[-1].summary == (
+        "md array md0 (raid1): its members (sda, sdb) have no diskstats figures, so whether one "
+        "of them explains its latency is not known"
+    )
+    assert md0.remediation.startswith("Find where the time goes")  # the rule's own advice

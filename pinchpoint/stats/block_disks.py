@@ -104,12 +104,16 @@ class StackedDevice:
 def stacked_devices(inventory: Inventory) -> list[StackedDevice]:
     """Every md array and device-mapper device but a multipath map (a LUN), in the block
     inventory's order, each with its members named as the rest of the report names them."""
+    stacks = [
+        (device, layer)
+        for device in inventory.block.devices
+        if (layer := stack_layer(device)) is not None and layer is not StackLayer.MULTIPATH
+    ]
+    if not stacks:
+        return []  # most hosts: no names to look up
     refs = _member_refs(inventory)
     found = []
-    for device in inventory.block.devices:
-        layer = stack_layer(device)
-        if layer is None or layer is StackLayer.MULTIPATH:
-            continue
+    for device, layer in stacks:
         names = device.slaves or device.md_members  # an array's own list where `slaves/` is not
         members = [StackMember(name, refs.get(name) or _unknown(name)) for name in names]
         found.append(StackedDevice(device, layer, members))
@@ -131,7 +135,7 @@ def _member_refs(inventory: Inventory) -> dict[str, EntityRef]:
         if device.name not in refs:
             layer = stack_layer(device)
             if layer is StackLayer.MULTIPATH:
-                continue  # a map the multipath inventory did not list: named below by name
+                continue  # a map the multipath inventory did not list: by its kernel name
             refs[device.name] = (
                 block_disk_ref(device) if layer is None else stacked_device_ref(device)
             )

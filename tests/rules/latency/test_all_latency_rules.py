@@ -48,15 +48,18 @@ def test_no_latency_finding_on_healthy_md_lvm_and_crypt_stacks(
 
 def test_a_real_capture_with_md_and_dm_devices_has_no_latency_finding() -> None:
     """procfs's fixture sysfs (tests/fixtures/snapshots/procfs-mpt3sas): md arrays over sd disks
-    and LVM volumes, one diskstats sample (no interval): the stacks are seen with their
-    members, and the latency rules say what is missing instead of judging."""
+    (their `slaves/` not captured: the array's own `md/dev-*` list names the members) and an
+    LVM volume, one diskstats sample (no interval): the stacks are seen with their members, and
+    the latency rules are skipped for want of an interval instead of judging."""
     snapshot = FIXTURES / "snapshots" / "procfs-mpt3sas"
     context = host_context(snapshot)
     stacks = {s.device.name: s for s in stacked_devices(context.inventory)}
     assert {"md0", "md10", "dm-0"} <= set(stacks)
     md10 = stacks["md10"]
     assert md10.layer is StackLayer.MD and md10.device.md_level == "raid10"
-    assert [m.name for m in md10.members] == ["sdu", "sdv", "sdw", "sdx"]
+    assert [m.name for m in md10.members] == ["sdu", "sdv", "sdw", "sdx"]  # its md/dev-* list
+    # a member that is a disk of the SAS fabric is named by its enclosure and slot
+    assert md10.members[1].ref.name == "4U60_STOR_ENCL 0x5000ccab020094ff slot 58"
     assert stacks["dm-0"].layer is StackLayer.LVM
     found, skipped, _ = evaluate(context, RULES)
     assert found == []

@@ -109,11 +109,15 @@ def explanation_evidence(
         if len(found.slow) > 1:
             summary += f" (and {plural(len(found.slow) - 1, 'other slow member')})"
     else:
-        fastest = max(m.latency_ms or 0.0 for m in found.measured)
+        slowest_ms = max(m.latency_ms or 0.0 for m in found.measured)
+        members = (
+            f"its member {member_words(found.measured[0].member)} took"
+            if len(found.measured) == 1
+            else f"its {plural(len(found.measured), 'member')} at most"
+        )
         summary = (
-            f"{ref.name}: {what} took {latency_ms:.1f} ms but its "
-            f"{plural(len(found.measured), 'member')} at most {fastest:.1f} ms: the time is "
-            f"spent in the {_layer_words(stack)}, not on the disks"
+            f"{ref.name}: {what} took {latency_ms:.1f} ms but {members} {slowest_ms:.1f} ms: "
+            f"the time is spent in the {_layer_words(stack)}, not on the disks"
         )
     return Evidence(summary=summary, facts=facts, peers=[m.ref for m in stack.members][:24])
 

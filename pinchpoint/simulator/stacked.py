@@ -22,7 +22,7 @@ I/O of one member, as a linear, striped or RAID 0 device places it — plus the 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pinchpoint.simulator.addresses import name_hash
 from pinchpoint.simulator.fc import DM_MAJOR, FcView
@@ -202,10 +202,10 @@ def _write_dm(w: TreeWriter, path: str, dm: DmSpec) -> None:
 
 
 def stacked_series(
-    spec: HostSpec, fc: FcView, series: dict[str, DeviceSeries]
+    spec: HostSpec, fc: FcView, series: dict[str, DeviceSeries], uptimes_s: list[float]
 ) -> dict[str, DeviceSeries]:
-    """Each stacked device's counters at every sample: its members' summed, plus `layer_ms`
-    per I/O; none for a device none of whose members is loaded."""
+    """Each stacked device's counters at every sample (taken at `uptimes_s`): its members'
+    summed, plus `layer_ms` per I/O; none for a device none of whose members is loaded."""
     found: dict[str, DeviceSeries] = {}
     for plan in plan_stacked(spec, fc):
         below = [series.get(m) or found.get(m) for m in plan.members]
@@ -214,14 +214,15 @@ def stacked_series(
             continue
         samples = [
             _stacked_counters([b.samples[k] for b in loaded], plan.layer_ms)
-            for k in range(len(loaded[0].samples))
+            for k in range(len(uptimes_s))
         ]
-        found[plan.name] = DeviceSeries(plan.name, samples)
+        found[plan.name] = DeviceSeries(plan.name, _busy_within(samples, uptimes_s))
     return found
 
 
 def _stacked_counters(members: list[Counters], layer_ms: float) -> Counters:
-    """One sample of a stacked device from its members' at the same moment."""
+    """One sample of a stacked device from its members' at the same moment; busy while a
+    member is and while the layer holds an I/O (`_busy_within` keeps that within the clock)."""
     reads = sum(c.reads for c in members)
     writes = sum(c.writes for c in members)
     return Counters(
@@ -232,5 +233,22 @@ def _stacked_counters(members: list[Counters], layer_ms: float) -> Counters:
         sectors_written=sum(c.sectors_written for c in members),
         write_ms=sum(c.write_ms for c in members) + round(layer_ms * writes),
         in_flight=sum(c.in_flight for c in members),
-        io_ms=max(c.io_ms for c in members),
+        io_ms=max(c.io_ms for c in members) + round(layer_ms * (reads + writes)),
     )
+
+
+def _busy_within(samples: list[Counters], uptimes_s: list[float]) -> list[Counters]:
+    """The samples with `io_ms` growing no faster than the clock: a device is busy at most
+    all of the time, however many I/Os the layer holds at once."""
+    found: list[Counters] = []
+    previous: tuple[int, int, float] | None = None  # raw busy, kept busy, uptime
+    for sample, uptime in zip(samples, uptimes_s, strict=True):
+        raw = sample.io_ms
+        if previous is None:
+            kept = min(raw, round(uptime * 1000))
+        else:
+            before_raw, before_kept, before_uptime = previous
+            kept = before_kept + min(raw - before_raw, round((uptime - before_uptime) * 1000))
+        previous = (raw, kept, uptime)
+        found.append(replace(sample, io_ms=kept))
+    return found

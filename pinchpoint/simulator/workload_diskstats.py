@@ -116,7 +116,8 @@ def write_samples(
 ) -> None:
     """samples/<n>/proc/{diskstats,uptime} for every sample, and proc/ = the last one."""
     devices = block_devices(spec, view, fc)
-    result = replace(result, series=result.series | stacked_series(spec, fc, result.series))
+    stacked = stacked_series(spec, fc, result.series, result.sample_times_s)
+    result = replace(result, series=result.series | stacked)
     last = len(result.sample_times_s) - 1
     for n, uptime in enumerate(result.sample_times_s):
         stats = diskstats_text(devices, result, n).encode()

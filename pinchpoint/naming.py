@@ -18,7 +18,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from pinchpoint.model.block import BlockController, BlockDevice, BlockPartition, ControllerKind
+from pinchpoint.model.block import (
+    BlockController,
+    BlockDevice,
+    BlockPartition,
+    ControllerKind,
+    StackLayer,
+    stack_layer,
+)
 from pinchpoint.model.breakdown import GroupFigures, GroupLevel
 from pinchpoint.model.fc import FcLun, FcPort
 from pinchpoint.model.findings import EntityKind, EntityRef
@@ -250,10 +257,11 @@ def fc_port_ref(port: FcPort) -> EntityRef:
 
 def multipath_lun_name(mpath: MultipathMap) -> str:
     """`mpatha (3600a0b80005a6c4c…)`: a SAN LUN by its multipath map and its WWID (the identity
-    the array shows too; the map's dm-N changes from boot to boot)."""
-    if mpath.name and mpath.wwid:
-        return f"{mpath.name} ({mpath.wwid})"
-    return mpath.name or mpath.wwid or mpath.id
+    the array shows too; the map's dm-N changes from boot to boot). A map named by its WWID
+    (`user_friendly_names no`, or no name read) is `LUN 3600a0b80005a6c4c…`: the WWID once."""
+    if mpath.name and mpath.name.lower() != mpath.wwid.lower():
+        return f"{mpath.name} ({mpath.wwid})" if mpath.wwid else mpath.name
+    return f"LUN {mpath.wwid or mpath.name or mpath.id}"
 
 
 def multipath_lun_ref(mpath: MultipathMap) -> EntityRef:
@@ -397,6 +405,35 @@ def block_disk_name(device: BlockDevice) -> str:
 
 def block_disk_ref(device: BlockDevice) -> EntityRef:
     return EntityRef(kind=EntityKind.DISK, id=device.id, name=block_disk_name(device))
+
+
+_LAYER_WORDS = {
+    StackLayer.LVM: "LVM volume",
+    StackLayer.LVM_THIN_POOL: "LVM thin pool",
+    StackLayer.CRYPT: "dm-crypt volume",
+    StackLayer.MULTIPATH: "multipath map",
+    StackLayer.DM: "dm device",
+}
+
+
+def stacked_device_name(device: BlockDevice) -> str:
+    """A dm or md device by what it is and the names a person knows it by: `md array md0
+    (raid1)`, `LVM volume vg0-data (dm-2)`, `dm-crypt volume luks-data (dm-0)`."""
+    layer = stack_layer(device)
+    if layer is StackLayer.MD:
+        return (
+            f"md array {device.name} ({device.md_level})"
+            if device.md_level
+            else (f"md array {device.name}")
+        )
+    words = _LAYER_WORDS.get(layer, "device") if layer is not None else "device"
+    if device.dm_name and device.dm_name != device.name:
+        return f"{words} {device.dm_name} ({device.name})"
+    return f"{words} {device.name}"
+
+
+def stacked_device_ref(device: BlockDevice) -> EntityRef:
+    return EntityRef(kind=EntityKind.BLOCK_DEVICE, id=device.id, name=stacked_device_name(device))
 
 
 def disk_peers(device: BlockDevice, inventory: Inventory) -> tuple[str, str]:

@@ -110,6 +110,9 @@ class BlockDevice(BaseModel):
     dm_name: str | None = None  # `dm/name`, e.g. "mpatha", "vg0-root"
     dm_uuid: str | None = None  # `dm/uuid`, e.g. "mpath-3600…" (multipath), "LVM-…"
     md_uuid: str | None = None  # `md/uuid` of a software RAID array
+    md_level: str | None = None  # `md/level`: "raid1", "raid10", "raid6", "linear" …
+    md_sync_action: str | None = None  # `md/sync_action`: "idle", "resync", "recover", "check"
+    md_members: list[str] = Field(default_factory=list)  # `md/dev-<name>` entries: "sdb", "sdc1"
     rotational: bool | None = None  # `queue/rotational`: True for spinning disks
     queue_depth: int | None = None  # `device/queue_depth`: commands sent to the device at once
     nr_requests: int | None = None  # `queue/nr_requests`: requests the block layer queues
@@ -122,6 +125,34 @@ class BlockDevice(BaseModel):
     slaves: list[str] = Field(default_factory=list)  # devices this one is built on ("sdb")
     partitions: list[BlockPartition] = Field(default_factory=list)
     controller: BlockController | None = None  # where it hangs (a disk or namespace)
+
+
+class StackLayer(StrEnum):
+    """What a stacked device (`dm-N`, `mdN`) adds between its I/O and its members', from its
+    `dm/uuid` prefix (the subsystem that created the map writes it) or its md-ness."""
+
+    MD = "md"  # Linux software RAID: striping, mirroring, parity, resync, the write-intent bitmap
+    LVM = "lvm"  # an LVM logical volume (`LVM-…`): a linear or striped mapping, or a thin volume
+    LVM_THIN_POOL = "lvm_thin_pool"  # an LVM thin pool (`LVM-…-tpool`): block allocation, metadata
+    CRYPT = "crypt"  # dm-crypt / LUKS (`CRYPT-…`): every block encrypted and decrypted
+    MULTIPATH = "multipath"  # a dm-multipath map (`mpath-…`): a LUN, judged as one
+    DM = "dm"  # any other device-mapper target (VDO, cache, kpartx partitions …)
+
+
+def stack_layer(device: BlockDevice) -> StackLayer | None:
+    """The layer a `dm-N` or `mdN` device is; None for any other device."""
+    if device.kind is BlockKind.MD:
+        return StackLayer.MD
+    if device.kind is not BlockKind.DEVICE_MAPPER:
+        return None
+    uuid = device.dm_uuid or ""
+    if uuid.startswith("mpath-"):
+        return StackLayer.MULTIPATH
+    if uuid.startswith("CRYPT-"):
+        return StackLayer.CRYPT
+    if uuid.startswith("LVM-"):
+        return StackLayer.LVM_THIN_POOL if uuid.endswith("-tpool") else StackLayer.LVM
+    return StackLayer.DM
 
 
 class BlockInventory(BaseModel):

@@ -14,7 +14,8 @@ with the class links `/sys/class/iscsi_{session,connection,host}`, `scsi_host`, 
 `scsi_generic` and `/sys/block/sdX`. The session states are the kernel's (LOGGED_IN, FAILED,
 FREE); the dead session of open-iscsi issue #228 (`iscsiadm -m session -P 3`, in the shared
 corpus) shows FREE with its host still running. SCSI hosts, sdX and sgN are numbered after the
-SAS and FC ones; session numbers start at 1 in spec order.
+SAS, FC and AHCI ones (scsi_numbers.py, the one numbering); session numbers start at 1 in spec
+order.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pinchpoint.simulator.addresses import name_hash
 from pinchpoint.simulator.discovery import KernelView
 from pinchpoint.simulator.fc import FcView
 from pinchpoint.simulator.naming import SG_MAJOR, hctl, padded, sd_devt, sd_name
+from pinchpoint.simulator.scsi_numbers import after_ahci
 from pinchpoint.simulator.smart import LunIdentity, lun_report
 from pinchpoint.simulator.spec.host import HostSpec
 from pinchpoint.simulator.spec.rest_of_host import IscsiSessionSpec
@@ -60,16 +62,6 @@ def lun_identity(session: IscsiSessionSpec, lun: int) -> LunIdentity:
         serial=f"{bits & ((1 << 64) - 1):016x}",
         size_bytes=session.size_bytes,
     )
-
-
-def _first_numbers(view: KernelView, fc: FcView, spec: HostSpec) -> tuple[int, int, int]:
-    """The first SCSI host, sd and sg index free after the SAS fabric and the FC ports."""
-    host = spec.host.first_scsi_host + len(view.hosts) + len(fc.ports)
-    sds = [d.sd_index for d in view.disk_paths() if d.sd_index is not None]
-    sds += [p.sd_index for port in fc.ports for p in port.luns]
-    sgs = [d.sg_index for d in view.scsi_devices()]
-    sgs += [p.sg_index for port in fc.ports for p in port.luns]
-    return host, 1 + max(sds, default=-1), 1 + max(sgs, default=-1)
 
 
 def _designator(code_set: int, association: int, kind: int, value: bytes) -> bytes:
@@ -138,7 +130,8 @@ def _write_lun(w: TreeWriter, session_dir: str, path: IscsiLunView) -> str:
 def write_iscsi(w: TreeWriter, spec: HostSpec, view: KernelView, fc: FcView) -> None:
     """Every `[[iscsi_session]]` with its host, connection and LUNs, and smartctl's report of
     each LU's first path."""
-    host_number, sd_index, sg_index = _first_numbers(view, fc, spec)
+    first = after_ahci(spec, view, fc)
+    host_number, sd_index, sg_index = first.host, first.sd, first.sg
     reports: dict[int, str] = {}
     at = spec.host.captured_at
     for number, session in enumerate(spec.iscsi_session, start=1):

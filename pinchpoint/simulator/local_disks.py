@@ -8,8 +8,8 @@ tests/fixtures/SOURCES.md): an AHCI disk below its controller's PCI function and
 carries the WWN IDENTIFY reports, which the kernel prefers to the T10 `ATA <model> <serial>` id); a
 virtio disk below its virtio device, `…/0000:07:00.0/virtio2/block/vda`, with `serial` and no queue
 depth of its own (its queue is `queue/nr_requests`). `/sys/block/X` leads there. AHCI disks take
-the sd names after the SAS and FC disks, and SCSI host numbers after theirs; virtio disks are vda,
-vdb … in spec order.
+the sd names after the SAS and FC disks, and SCSI host numbers after theirs (scsi_numbers.py, the
+one numbering); virtio disks are vda, vdb … in spec order.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pinchpoint.simulator.discovery import KernelView
 from pinchpoint.simulator.fc import FcView
 from pinchpoint.simulator.naming import default_root_port, padded, sd_devt, sd_name
 from pinchpoint.simulator.pci import PciIds, PciWriter, pci_device_path
+from pinchpoint.simulator.scsi_numbers import after_fabric_and_fc
 from pinchpoint.simulator.spec.host import HostSpec
 from pinchpoint.simulator.spec.values import PcieSpec
 from pinchpoint.simulator.tree_writer import TreeWriter
@@ -129,10 +130,8 @@ def local_disks(spec: HostSpec, view: KernelView, fc: FcView) -> list[LocalDisk]
     """`plan_local_disks` numbered after the SAS fabric's and the FC ports' disks and hosts."""
     if not spec.ahci and not spec.virtio:
         return []
-    used = [d.sd_index for d in view.disk_paths() if d.sd_index is not None]
-    used += [p.sd_index for port in fc.ports for p in port.luns]
-    first_host = spec.host.first_scsi_host + len(view.hosts) + len(fc.ports)
-    return plan_local_disks(spec, 1 + max(used, default=-1), first_host)
+    first = after_fabric_and_fc(spec, view, fc)
+    return plan_local_disks(spec, first.sd, first.host)
 
 
 def _t10(model: str, serial: str) -> str:

@@ -22,6 +22,7 @@ from pinchpoint.simulator.ses_pages import SesPageSet, ses_page_set
 from pinchpoint.simulator.ses_text import PAGES, page_text
 from pinchpoint.simulator.smart import write_ahci_smart, write_smart
 from pinchpoint.simulator.spec.host import HostSpec
+from pinchpoint.simulator.stacked import write_stacked
 from pinchpoint.simulator.sysfs_tree import write_sysfs
 from pinchpoint.simulator.tree_writer import TreeWriter
 from pinchpoint.simulator.workload import run_workload
@@ -106,6 +107,7 @@ def write_snapshot(
     write_ahci_smart(writer, spec, local)
     write_nvme_targets(writer, spec)
     write_iscsi(writer, spec, view, fc)
+    write_stacked(writer, spec, fc)
     write_zfs(writer, view, spec)
     step()
     workload = run_workload(spec, view, fc)

@@ -10,7 +10,7 @@ dm maps. Devices no load reaches keep the light use since boot of `base_counters
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pinchpoint.simulator.discovery import KernelView
 from pinchpoint.simulator.fabric import Disk
@@ -19,6 +19,7 @@ from pinchpoint.simulator.local_disks import local_disks
 from pinchpoint.simulator.naming import sd_devt
 from pinchpoint.simulator.nvme import BLOCK_MAJOR
 from pinchpoint.simulator.spec.host import HostSpec
+from pinchpoint.simulator.stacked import plan_stacked, stacked_series
 from pinchpoint.simulator.tree_writer import TreeWriter
 from pinchpoint.simulator.workload import Counters, WorkloadResult, base_counters
 from pinchpoint.simulator.zfs import partitions, plan_pools
@@ -75,6 +76,8 @@ def block_devices(spec: HostSpec, view: KernelView, fc: FcView) -> list[BlockDev
         devices.append(BlockDevice(DM_MAJOR, found.number, found.dm, found.dm))
     for local in local_disks(spec, view, fc):
         devices.append(BlockDevice(local.major, local.minor, local.name, local.name))
+    for plan in plan_stacked(spec, fc):
+        devices.append(BlockDevice(plan.major, plan.minor, plan.name, plan.name))
     return devices
 
 
@@ -113,6 +116,8 @@ def write_samples(
 ) -> None:
     """samples/<n>/proc/{diskstats,uptime} for every sample, and proc/ = the last one."""
     devices = block_devices(spec, view, fc)
+    stacked = stacked_series(spec, fc, result.series, result.sample_times_s)
+    result = replace(result, series=result.series | stacked)
     last = len(result.sample_times_s) - 1
     for n, uptime in enumerate(result.sample_times_s):
         stats = diskstats_text(devices, result, n).encode()

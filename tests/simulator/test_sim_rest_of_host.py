@@ -12,6 +12,7 @@ from fixture_paths import SPECS
 
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
+from pinchpoint.model.block import BlockKind, ControllerKind
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.network import BondMode, Duplex
 from pinchpoint.simulator import SpecError, load_spec, spec_from_data, write_snapshot
@@ -320,3 +321,65 @@ def test_links_of_the_rest_resolve(scenario: Callable[[str], Path]) -> None:
     slaves = root / "sys/block/dm-0/slaves"
     assert sorted(p.name for p in slaves.iterdir()) == ["sda", "sdd"]
     assert (root / "sys/block/sda/holders/dm-0").resolve() == (root / "sys/block/dm-0").resolve()
+
+
+def test_ahci_disks_and_iscsi_luns_take_distinct_sd_names_and_hosts(tmp_path: Path) -> None:
+    """One numbering across every kind: the AHCI disks take sd names and SCSI hosts after the
+    SAS fabric's, the iSCSI LUNs after the AHCI disks' (they log in after boot)."""
+    session = {
+        "target": "iqn.2003-01.org.linux-iscsi.array1:port-a",
+        "portal": "10.8.100.6",
+        "array": "array1",
+        "luns": [0, 1],
+    }
+    spec = spec_from_data(
+        _small(ahci=[{"disk": [{}, {}]}], iscsi_session=[session], nic=[{"name": "eno1"}])
+    )
+    write_snapshot(spec, tmp_path / "s")
+    inv = inventory_of(tmp_path / "s")
+    assert lines(inv) == []
+    names = [d.name for d in inv.block.devices if d.kind is BlockKind.SCSI_DISK]
+    assert len(names) == len(set(names)) == 16  # 4 SAS disks × 2 paths, 4 SATA, 2 AHCI, 2 LUNs
+    ahci = [
+        d for d in inv.block.devices if d.controller and d.controller.kind is ControllerKind.ATA
+    ]
+    luns = [dev for s in inv.iscsi.sessions for dev in s.devices]
+    assert [d.name for d in ahci] == ["sdm", "sdn"]
+    assert [d.block_device for d in luns] == ["sdo", "sdp"]
+    ahci_hosts = {d.hctl.split(":")[0] for d in ahci if d.hctl}
+    lun_hosts = {d.hctl.split(":")[0] for d in luns}
+    assert len(ahci_hosts) == 2 and len(lun_hosts) == 1
+    assert not ahci_hosts & lun_hosts
+
+
+def test_md_and_dm_devices_read_back_as_stacked_devices(tmp_path: Path) -> None:
+    """`stacked_md_dm.toml`: md arrays and dm devices in the real sysfs layout — `md/`, `dm/`,
+    `slaves/` and the members' `holders/` — read back by the block collector without a
+    problem, each with its diskstats line."""
+    write_snapshot(load_spec(SPECS / "stacked_md_dm.toml"), tmp_path / "s")
+    inv = inventory_of(tmp_path / "s")
+    assert lines(inv) == []
+    md0, md1 = inv.block.by_name("md0"), inv.block.by_name("md1")
+    lvm, crypt = inv.block.by_name("dm-0"), inv.block.by_name("dm-1")
+    assert md0 and md1 and lvm and crypt
+    assert (md0.kind, md0.md_level, md0.md_sync_action) == (BlockKind.MD, "raid1", "idle")
+    assert md0.slaves == md0.md_members == ["sda", "sdb"]
+    assert md0.id.startswith("block:md:") and md0.size_bytes == 4000787030016
+    assert md1.md_sync_action == "resync" and md1.holders == ["dm-0"]
+    assert (lvm.dm_name, lvm.slaves) == ("vg0-data", ["md1"])
+    assert lvm.dm_uuid and lvm.dm_uuid.startswith("LVM-")
+    assert crypt.dm_uuid and crypt.dm_uuid.startswith("CRYPT-LUKS2-")
+    assert crypt.dm_uuid.endswith("-luks-scratch") and crypt.rotational is False
+    sda = inv.block.by_name("sda")
+    assert sda is not None and sda.holders == ["md0"]
+    assert lvm.nr_requests == 128 and lvm.scheduler == "none"
+    diskstats = (tmp_path / "s" / "proc" / "diskstats").read_text()
+    assert "   9       0 md0 " in diskstats and " 253       1 dm-1 " in diskstats
+
+
+def test_a_stacked_device_over_a_device_the_host_lacks_is_an_error(tmp_path: Path) -> None:
+    spec = spec_from_data({"ahci": [{"disk": [{}]}], "md": [{"name": "md0", "members": ["sdq"]}]})
+    with pytest.raises(ValueError, match=r"md\[0\]\.members: no block device 'sdq'"):
+        write_snapshot(spec, tmp_path / "s")
+    with pytest.raises(SpecError, match="listed twice"):
+        spec_from_data({"dm": [{"name": "vg-a", "members": ["sda", "sda"]}]})

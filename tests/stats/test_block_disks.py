@@ -1,5 +1,6 @@
-"""Disks off the SAS fabric in the statistics: each judged once — a dm or md device through its
-members, a dm-multipath path through its map — and grouped controller → port → disk."""
+"""Disks off the SAS fabric in the statistics: each judged once — a dm or md device is no disk
+(the latency rules judge it as the stacked device it is, by its dm uuid or md-ness, naming its
+members), a dm-multipath path is judged through its map — and grouped controller → port → disk."""
 
 from __future__ import annotations
 
@@ -9,14 +10,15 @@ import pytest
 
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
-from pinchpoint.model.block import BlockDevice, BlockKind
+from pinchpoint.model.block import BlockDevice, BlockKind, StackLayer, stack_layer
 from pinchpoint.model.breakdown import GroupLevel
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.multipath import MultipathMap, MultipathPath
 from pinchpoint.model.stats import DeviceFigures, IntervalFigures
+from pinchpoint.naming import block_disk_name, stacked_device_name
 from pinchpoint.simulator import spec_from_data, write_snapshot
 from pinchpoint.stats.aggregate import breakdown
-from pinchpoint.stats.block_disks import other_disks
+from pinchpoint.stats.block_disks import other_disks, stacked_devices
 
 
 @pytest.fixture(scope="module")
@@ -143,3 +145,73 @@ def test_a_host_without_such_disks_says_so(tmp_path: Path) -> None:
     assert [lv.note for lv in result.levels] == [
         "no disks on controllers outside the SAS fabric"
     ] * 2
+
+
+# dm/uuid values as real hosts show them: LVM and multipath from procfs's fixture sysfs, the
+# LUKS2 volume from node_exporter's udev fixture (tests/fixtures/SOURCES.md); a thin pool's is
+# its LV's with LVM's layer suffix.
+_LVM = "LVM-3zSHSR5Nbf4j7g6auAAefWY2CMaX01theZYEvQyecVsm2WtX3iY5q51qq5dWWOq7"
+_LUKS = "CRYPT-LUKS2-jolaulot80fy9zsiobkxyxo7y2dqeho2-nvme0n1_crypt"
+
+
+@pytest.mark.parametrize(
+    ("name", "uuid", "layer", "called"),
+    [
+        ("vg0--lv_root", _LVM, StackLayer.LVM, "LVM volume vg0--lv_root (dm-0)"),
+        (
+            "vg0-pool-tpool",
+            _LVM + "-tpool",
+            StackLayer.LVM_THIN_POOL,
+            "LVM thin pool vg0-pool-tpool (dm-0)",
+        ),
+        ("nvme0n1_crypt", _LUKS, StackLayer.CRYPT, "dm-crypt volume nvme0n1_crypt (dm-0)"),
+        ("mpatha", "mpath-360000000000001", StackLayer.MULTIPATH, "multipath map mpatha (dm-0)"),
+        ("cache0", None, StackLayer.DM, "dm device cache0 (dm-0)"),
+    ],
+)
+def test_what_layer_a_dm_device_is_from_its_uuid(
+    name: str, uuid: str | None, layer: StackLayer, called: str
+) -> None:
+    device = BlockDevice(
+        id="block:dm:x", name="dm-0", kind=BlockKind.DEVICE_MAPPER, dm_name=name, dm_uuid=uuid
+    )
+    assert stack_layer(device) is layer
+    assert stacked_device_name(device) == called
+
+
+def test_an_md_array_is_named_by_its_level() -> None:
+    array = BlockDevice(id="block:md:x", name="md10", kind=BlockKind.MD, md_level="raid10")
+    assert (stack_layer(array), stacked_device_name(array)) == (
+        StackLayer.MD,
+        "md array md10 (raid10)",
+    )
+    disk = BlockDevice(id="block:name:sda", name="sda", kind=BlockKind.SCSI_DISK)
+    assert stack_layer(disk) is None
+
+
+def test_stacked_devices_leave_multipath_maps_to_the_luns(host: Inventory) -> None:
+    """A dm-multipath map is a LUN; an LVM volume over a disk is a stacked device naming it."""
+    inventory = host.model_copy(deep=True)
+    sda = inventory.block.by_name("sda")
+    assert sda is not None
+    inventory.block.devices += [
+        BlockDevice(
+            id="block:dm:a",
+            name="dm-0",
+            kind=BlockKind.DEVICE_MAPPER,
+            dm_name="vg0-data",
+            dm_uuid=_LVM,
+            slaves=["sda"],
+        ),
+        BlockDevice(
+            id="block:dm:b",
+            name="dm-1",
+            kind=BlockKind.DEVICE_MAPPER,
+            dm_name="mpatha",
+            dm_uuid="mpath-360000000000001",
+            slaves=["sdb"],
+        ),
+    ]
+    (lvm,) = stacked_devices(inventory)
+    assert lvm.device.name == "dm-0"
+    assert [(m.name, m.ref.name) for m in lvm.members] == [("sda", block_disk_name(sda))]

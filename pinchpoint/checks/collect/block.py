@@ -135,6 +135,10 @@ class BlockWalker:
             device.dm_uuid = read.value(f"{path}/dm/uuid")
         elif kind is BlockKind.MD:
             device.md_uuid = read.value(f"{path}/md/uuid")
+            device.md_level = read.value(f"{path}/md/level")
+            device.md_sync_action = read.value(f"{path}/md/sync_action")  # none on raid0
+            members = read.entries(f"{path}/md")
+            device.md_members = [e.removeprefix("dev-") for e in members if e.startswith("dev-")]
         device.holders = read.entries(f"{path}/holders")
         device.slaves = read.entries(f"{path}/slaves")
         device.partitions = self._partitions(name, path)

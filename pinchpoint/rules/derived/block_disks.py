@@ -1,17 +1,23 @@
 """The disks outside the SAS fabric and the SAN (AHCI/SATA, NVMe, virtio, other SCSI hosts)
-that the queue and latency rules judge beside the SAS disks, and their figures."""
+that the queue and latency rules judge beside the SAS disks, the stacked devices (md, LVM,
+dm-crypt) the latency rules judge as what they are, and their figures."""
 
 from __future__ import annotations
 
 from pinchpoint.model.block import BlockDevice
 from pinchpoint.rules.base import RuleContext
-from pinchpoint.stats.block_disks import other_disks, pool_disk_ids
-from pinchpoint.stats.latency import DeviceLatency, owned_latencies
+from pinchpoint.stats.block_disks import (
+    StackedDevice,
+    other_disks,
+    pool_disk_ids,
+    stacked_devices,
+)
+from pinchpoint.stats.latency import DeviceLatency, device_latencies, owned_latencies
 
 
 def controller_disks(context: RuleContext) -> list[BlockDevice]:
     """Every disk of the host outside the SAS fabric and the SAN, each once (a dm or md
-    device is judged through its members)."""
+    device is not a disk: see `stacked`)."""
     return other_disks(context.inventory)
 
 
@@ -29,3 +35,19 @@ def pool_disks(context: RuleContext) -> frozenset[str]:
     if not context.derived(controller_disks):
         return frozenset()
     return pool_disk_ids(context.inventory)
+
+
+def stacked(context: RuleContext) -> list[StackedDevice]:
+    """The host's md arrays and dm devices other than multipath maps, with their members."""
+    return stacked_devices(context.inventory)
+
+
+def stacked_latencies(context: RuleContext) -> dict[str, DeviceLatency]:
+    """The reads and writes of each stacked device and of each of its members (a partition
+    by its own line), by kernel name (none without diskstats samples or stacked devices)."""
+    names = {
+        name
+        for stack in context.derived(stacked)
+        for name in (stack.device.name, *(m.name for m in stack.members))
+    }
+    return device_latencies({name: name for name in names}, context.intervals)

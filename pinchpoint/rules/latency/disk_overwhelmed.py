@@ -7,18 +7,21 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from pinchpoint.model.findings import EntityRef, Evidence, Fact, Severity
+from pinchpoint.naming import stacked_device_ref
 from pinchpoint.plurals import agree, plural
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
-from pinchpoint.rules.derived.block_disks import controller_disks
+from pinchpoint.rules.derived.block_disks import controller_disks, stacked, stacked_latencies
 from pinchpoint.rules.derived.luns import san_luns
 from pinchpoint.rules.derived.write_back import pool_write_back
 from pinchpoint.rules.latency.judged import DiskGroup, JudgedDisk, disk_groups, judged_volumes
+from pinchpoint.rules.latency.stacked import explain, explanation_evidence, stacked_remediation
 from pinchpoint.stats.queue_samples import (
     QueueSample,
     device_queue_samples,
     disk_queue_samples,
     series_samples,
 )
+from pinchpoint.stats.write_back import judged_directions
 
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
@@ -29,32 +32,8 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     min_queue = limits.number("min_queue")
     for ref, samples in _lun_and_volume_samples(context, write_back):
         o = overwhelmed(samples, limits, ref.id)
-        if o is None:
-            continue
-        size_text = (
-            f"{o.io_kb:.0f} KB per I/O"
-            if o.io_kb is not None
-            else "I/O size unknown (the larger limit)"
-        )
-        yield Hit(
-            entity=ref,
-            title=(
-                f"{ref.name}: queue {o.queue:.1f} with {o.latency_ms:.1f} ms per I/O "
-                f"(limit {o.line_ms:g} ms)"
-            ),
-            evidence=[
-                Evidence(
-                    summary=(
-                        f"{ref.name}: in {o.hit} of {o.busy} measured intervals "
-                        f"({o.hit_s:.0f} of {o.measured_s:.0f} s) it held {o.queue:.1f} I/Os on "
-                        f"average (≥ {min_queue:g}) while each took {o.latency_ms:.1f} ms at "
-                        f"{size_text}; {o.limit_words}"
-                    ),
-                    facts=_overwhelmed_facts(o),
-                )
-            ],
-            severity=o.severity,
-        )
+        if o is not None:
+            yield _device_hit(ref, o, min_queue)
     samples_of = disk_queue_samples(inventory.sas.disks, context.intervals, write_back)
     others = context.derived(controller_disks)
     own = {d.name: d.id for d in others}
@@ -72,6 +51,62 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         hit = _overwhelmed_disks_hit(group, found, write_back)
         if all(rotational.get(disk.id) is False for disk, _ in found):
             hit.remediation = FLASH_REMEDIATION
+        yield hit
+    yield from _stacked_hits(context, limits, write_back)
+
+
+def _device_hit(ref: EntityRef, o: Overwhelmed, min_queue: float) -> Hit:
+    """One LUN, volume or stacked device overwhelmed."""
+    size_text = (
+        f"{o.io_kb:.0f} KB per I/O"
+        if o.io_kb is not None
+        else "I/O size unknown (the larger limit)"
+    )
+    return Hit(
+        entity=ref,
+        title=(
+            f"{ref.name}: queue {o.queue:.1f} with {o.latency_ms:.1f} ms per I/O "
+            f"(limit {o.line_ms:g} ms)"
+        ),
+        evidence=[
+            Evidence(
+                summary=(
+                    f"{ref.name}: in {o.hit} of {o.busy} measured intervals "
+                    f"({o.hit_s:.0f} of {o.measured_s:.0f} s) it held {o.queue:.1f} I/Os on "
+                    f"average (≥ {min_queue:g}) while each took {o.latency_ms:.1f} ms at "
+                    f"{size_text}; {o.limit_words}"
+                ),
+                facts=_overwhelmed_facts(o),
+            )
+        ],
+        severity=o.severity,
+    )
+
+
+def _stacked_hits(
+    context: RuleContext, limits: Limits, write_back: frozenset[str]
+) -> Iterator[Hit]:
+    """md arrays, LVM and dm-crypt volumes overwhelmed, each saying whether a member explains
+    it (then pointing at it) or the layer does. Their queue is what waits on the layer and its
+    members together: the knob is the members' (`queue.hdd.too_deep` judges those)."""
+    stacks = context.derived(stacked)
+    refs = {s.device.name: stacked_device_ref(s.device) for s in stacks}
+    samples_of = device_queue_samples(
+        {name: ref.id for name, ref in refs.items()}, context.intervals, write_back
+    )
+    latencies = context.derived(stacked_latencies)
+    for stack in stacks:
+        ref = refs[stack.device.name]
+        o = overwhelmed(samples_of.get(ref.id, []), limits, ref.id)
+        if o is None:
+            continue
+        hit = _device_hit(ref, o, limits.number("min_queue", ref.id))
+        share = limits.number("member_share", ref.id)
+        directions = judged_directions(ref.id, write_back)
+        why = explain(stack, o.latency_ms, latencies, directions, share)
+        what = "reads" if directions == ("read",) else "I/Os"
+        hit.evidence.append(explanation_evidence(ref, stack, o.latency_ms, why, what))
+        hit.remediation = stacked_remediation(stack, why)
         yield hit
 
 
@@ -260,7 +295,7 @@ RULE = Rule(
     severity=Severity.WARNING,
     needs=(Input.LATENCY_SERIES,),
     uses=(Input.DISK_STATS, Input.MULTIPATH, Input.FC, Input.SAS, Input.BLOCK, Input.ZFS),
-    derived=(pool_write_back, san_luns, controller_disks),
+    derived=(pool_write_back, san_luns, controller_disks, stacked, stacked_latencies),
     remediation=(
         "The device gets more I/O than it can serve in time: see whether the LUN's disks are busy "
         "(then add spindles or spread the load) or idle (then the path is the pinch point: FC "
@@ -275,10 +310,11 @@ RULE = Rule(
         "itself) is critical. A long wait without a queue is a slow device; a queue without a "
         "long wait is a busy but healthy one: both together mean the device, or the path to it, "
         "cannot keep up (field case 2: seconds per I/O on three SAN LUNs). The rule judges the "
-        "same devices as `latency.threshold` — SAN LUNs, SAS disks (their paths summed) and disks "
-        "on any other controller (AHCI/SATA, NVMe, virtio, SCSI; dm and md devices through their "
-        "members) from diskstats `aqu-sz`, `r_await`, `w_await` and request sizes; imported "
-        "volumes from PerfMon's `Avg. Disk Queue Length` and `Avg. Disk sec/Read|Write` — "
+        "same devices as `latency.threshold` — SAN LUNs, SAS disks (their paths summed), disks "
+        "on any other controller (AHCI/SATA, NVMe, virtio, SCSI) and stacked devices (md, LVM, "
+        "dm-crypt; judged as in `latency.threshold`, naming the member that explains the wait "
+        "or else the layer) from diskstats `aqu-sz`, `r_await`, `w_await` and request sizes; "
+        "imported volumes from PerfMon's `Avg. Disk Queue Length` and `Avg. Disk sec/Read|Write` — "
         "interval by interval, and fires when the overwhelmed intervals make at least "
         "`min_time_share` of the measured time; the severity follows their I/O-weighted mean "
         "latency and size. Disks are reported by enclosure (others by controller), as in "
@@ -302,6 +338,10 @@ RULE = Rule(
             0.5, "Share of the measured time the device must be overwhelmed (0.0–1.0)."
         ),
         "min_iops": Threshold(1.0, "I/Os per second below which an interval is not judged."),
+        "member_share": Threshold(
+            0.5,
+            "A stacked device's member at least this share of its latency explains it (0.0–1.0).",
+        ),
     },
     role=Role.SYMPTOM,
 )

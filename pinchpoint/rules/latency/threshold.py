@@ -1,5 +1,6 @@
-"""`latency.threshold`: a LUN, volume or disk whose mean read or write latency is above
-Microsoft PAL's limits (field case 2); a pool's write-back writes are not judged."""
+"""`latency.threshold`: a LUN, volume, disk or stacked device (md, LVM, dm-crypt) whose mean read
+or write latency is above Microsoft PAL's limits (field case 2); a pool's write-back writes are
+not judged."""
 
 from __future__ import annotations
 
@@ -7,13 +8,20 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from pinchpoint.model.findings import EntityRef, Evidence, Fact, Severity
+from pinchpoint.naming import stacked_device_ref
 from pinchpoint.plurals import plural
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
-from pinchpoint.rules.derived.block_disks import controller_disk_latencies, controller_disks
+from pinchpoint.rules.derived.block_disks import (
+    controller_disk_latencies,
+    controller_disks,
+    stacked,
+    stacked_latencies,
+)
 from pinchpoint.rules.derived.disk_latency import disk_latencies
 from pinchpoint.rules.derived.luns import san_luns
 from pinchpoint.rules.derived.write_back import pool_write_back
 from pinchpoint.rules.latency.judged import DiskGroup, JudgedDisk, disk_groups, judged_volumes
+from pinchpoint.rules.latency.stacked import explain, explanation_evidence, stacked_remediation
 from pinchpoint.stats.latency import DeviceLatency, add_series, device_latencies
 from pinchpoint.stats.write_back import judged_directions
 
@@ -39,6 +47,32 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         if by_direction:
             pool_disks = all(d.id in write_back for d in group.disks)
             yield _disks_hit(group, len(group.disks), by_direction, pool_disks)
+    yield from _stacked_hits(context, limits, write_back)
+
+
+def _stacked_hits(
+    context: RuleContext, limits: Limits, write_back: frozenset[str]
+) -> Iterator[Hit]:
+    """md arrays, LVM and dm-crypt volumes above the limits, each saying whether a member
+    explains it (then pointing at it) or the layer does."""
+    latencies = context.derived(stacked_latencies)
+    for stack in context.derived(stacked):
+        mean = latencies.get(stack.device.name)
+        if mean is None:
+            continue
+        ref = stacked_device_ref(stack.device)
+        found = verdicts(mean, limits, ref.id, judged_directions(ref.id, write_back))
+        if not found:
+            continue
+        hit = _volume_hit(ref, mean, found)
+        worst = _worst(found)
+        share = limits.number("member_share", ref.id)
+        why = explain(stack, worst.latency_ms, latencies, [worst.direction], share)
+        hit.evidence.append(
+            explanation_evidence(ref, stack, worst.latency_ms, why, f"{worst.direction}s")
+        )
+        hit.remediation = stacked_remediation(stack, why)
+        yield hit
 
 
 def _lun_and_volume_latencies(context: RuleContext) -> list[tuple[EntityRef, DeviceLatency]]:
@@ -193,6 +227,8 @@ RULE = Rule(
         disk_latencies,
         controller_disks,
         controller_disk_latencies,
+        stacked,
+        stacked_latencies,
     ),
     remediation=(
         "Find where the time goes: compare the device's wait with its busy time and queue (a slow "
@@ -207,9 +243,16 @@ RULE = Rule(
         "ms: set lower limits for a log volume per entity in `pinchpoint.toml` "
         '(`[[rules."latency.threshold".override]]`, `entity = "volume:LogicalDisk(L:)"`). The '
         "rule judges every device with a latency series: SAN LUNs (their multipath map) SAS disks "
-        "(their paths summed) and disks on any other controller (AHCI/SATA, NVMe, virtio, SCSI; a "
-        "dm or md device through its members) from diskstats, and imported volumes such as "
-        "PerfMon logical disks, which stand alone without an inventory. Disks are reported by "
+        "(their paths summed), disks on any other controller (AHCI/SATA, NVMe, virtio, SCSI) and "
+        "stacked devices (md arrays, LVM volumes and thin pools, dm-crypt and other dm devices) "
+        "from diskstats, and imported volumes such as PerfMon logical disks, which stand alone "
+        "without an inventory. A stacked device is judged as what it is: its own latency, with "
+        "each member's (its `slaves/`) beside it — a member at least `member_share` as slow "
+        "explains it and the finding points at that member (whose own finding names its bay or "
+        "controller); members all faster mean the time is spent in the layer (md resync or "
+        "bitmap, RAID 5/6 read-modify-write, encryption, thin-pool allocation) and the fix says "
+        "where to look. An md array on kernels that account no time for md I/O (its diskstats "
+        "times stay 0) is never above the line: its members are judged. Disks are reported by "
         "enclosure — one finding per JBOD naming how many of its disks are above the line and the "
         "slowest — so the finding joins a cause found on that JBOD (a missing path, a queue too "
         "deep); disks on another controller by controller (`AHCI 0000:00:1f.2`), an NVMe "
@@ -231,6 +274,10 @@ RULE = Rule(
             25.0, "Mean write latency above which it is critical.", "ms"
         ),
         "min_iops": Threshold(1.0, "Reads or writes per second below which not to judge."),
+        "member_share": Threshold(
+            0.5,
+            "A stacked device's member at least this share of its latency explains it (0.0–1.0).",
+        ),
     },
     role=Role.SYMPTOM,
 )

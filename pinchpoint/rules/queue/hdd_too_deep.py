@@ -360,8 +360,11 @@ RULE = Rule(
         "0000:00:17.0`: its SATA disks; an NVMe namespace or a virtio disk by itself): their "
         "allowance is the SCSI `queue_depth` (an AHCI disk's NCQ depth), or `nr_requests` "
         "where the device takes no queue depth (NVMe, virtio), capped by ZFS's "
-        "`zfs_vdev_*_max_active` when the disk belongs to a pool. A dm or md device is "
-        "judged through its member disks."
+        "`zfs_vdev_*_max_active` when the disk belongs to a pool. A stacked device (an md "
+        "array, an LVM or dm-crypt volume) has no queue of its own to set: a request-based dm "
+        "map queues on its paths, a bio-based device passes each I/O to its members, so the "
+        "members' settings are judged (as the disks they are) and the stacked device's own "
+        "`nr_requests` never is; its latency is judged by `latency.threshold`."
     ),
     thresholds={
         "max_hdd_queue": Threshold(4, "Most I/Os an HDD should hold at once.", "I/Os"),

@@ -150,7 +150,8 @@ RULE = Rule(
         "namespace by itself): their allowance is the SCSI `queue_depth`, or `nr_requests` "
         "where the device takes no queue depth (NVMe, virtio: the driver sizes the device's "
         "queues, 1023 by default, so only a lowered `nr_requests` holds them back), capped "
-        "by ZFS's `zfs_vdev_*_max_active` when the disk belongs to a pool."
+        "by ZFS's `zfs_vdev_*_max_active` when the disk belongs to a pool. An md array or a "
+        "dm device is judged through its members' settings, never its own `nr_requests`."
     ),
     thresholds={
         "min_ssd_queue": Threshold(

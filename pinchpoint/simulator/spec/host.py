@@ -18,9 +18,11 @@ from pinchpoint.simulator.spec.references import check_references
 from pinchpoint.simulator.spec.rest_of_host import (
     AhciSpec,
     BondSpec,
+    DmSpec,
     FcDriverSpec,
     FcPortSpec,
     IscsiSessionSpec,
+    MdSpec,
     MultipathSpec,
     NicSpec,
     NvmeSpec,
@@ -68,6 +70,8 @@ class HostSpec(SpecModel):
     virtio: list[VirtioDiskSpec] = Field(default_factory=list)
     nvme_target: list[NvmeTargetSpec] = Field(default_factory=list)
     iscsi_session: list[IscsiSessionSpec] = Field(default_factory=list)
+    md: list[MdSpec] = Field(default_factory=list)
+    dm: list[DmSpec] = Field(default_factory=list)
 
     def bond_members(self, bond: BondSpec) -> list[str]:
         """A bond's members: those it lists, then the NICs naming it, in spec order."""

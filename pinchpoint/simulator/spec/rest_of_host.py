@@ -322,6 +322,38 @@ class VirtioDiskSpec(SpecModel):
     service_factor: float = Field(default=1.0, gt=0, le=1000)  # its time per I/O × this
 
 
+MdLevel = Literal["raid0", "raid1", "raid5", "raid6", "raid10", "linear"]
+MdSyncAction = Literal["idle", "resync", "recover", "check", "repair"]
+DmKind = Literal["lvm", "thin_pool", "crypt", "other"]
+_MD_NAME = re.compile(r"^md\d{1,3}$")
+_DM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_+.-]{0,126}$")
+
+
+def _members(value: list[str]) -> list[str]:
+    if len(set(value)) != len(value):
+        raise ValueError(f"a member is listed twice: {value}")
+    return value
+
+
+class MdSpec(SpecModel):
+    """`[[md]]`: a Linux software RAID array over disks off the SAS fabric or other stacks."""
+
+    name: str = Field(pattern=_MD_NAME.pattern)  # "md0", "md127": its kernel name
+    level: MdLevel = "raid1"
+    members: Annotated[list[str], AfterValidator(_members)] = Field(min_length=1)
+    sync_action: MdSyncAction = "idle"
+    layer_ms: float = Field(default=0.0, ge=0, le=10000)  # time md adds to each I/O
+
+
+class DmSpec(SpecModel):
+    """`[[dm]]`: a device-mapper device (LVM volume, thin pool, dm-crypt) over other devices."""
+
+    name: str = Field(pattern=_DM_NAME.pattern)  # `dm/name`: "vg0-data", "luks-data"
+    kind: DmKind = "lvm"
+    members: Annotated[list[str], AfterValidator(_members)] = Field(min_length=1)
+    layer_ms: float = Field(default=0.0, ge=0, le=10000)  # time the target adds to each I/O
+
+
 NvmeTransport = Literal["tcp", "rdma", "fc"]
 NvmeControllerState = Literal["live", "connecting", "resetting", "deleting", "dead"]
 NvmeAnaState = Literal["optimized", "non-optimized", "inaccessible", "persistent-loss", "change"]

@@ -70,3 +70,24 @@ def demo_with_reads(tmp_path_factory: pytest.TempPathFactory) -> RuleContext:
     mixed = host.workload.load[0].model_copy(update={"read_share": 0.3})
     workload = host.workload.model_copy(update={"load": [mixed], "samples": 5})
     return simulated(tmp_path_factory, host.model_copy(update={"workload": workload}))
+
+
+@pytest.fixture(scope="session")
+def stacked_host(tmp_path_factory: pytest.TempPathFactory) -> RuleContext:
+    """md0 over a slow sdb, md1 resyncing over fast disks (40 ms its own), an LVM volume on
+    md1 and a dm-crypt volume adding 30 ms on a fast SSD (`stacked_md_dm.toml`)."""
+    return simulated(tmp_path_factory, SPECS / "stacked_md_dm.toml")
+
+
+@pytest.fixture(scope="session")
+def stacked_healthy(tmp_path_factory: pytest.TempPathFactory) -> RuleContext:
+    """The same stacks with every disk healthy, no resync and no time of the layers' own."""
+    host = load_spec(SPECS / "stacked_md_dm.toml")
+    (ahci,) = host.ahci
+    disks = [d.model_copy(update={"service_factor": 1.0}) for d in ahci.disk]
+    md = [m.model_copy(update={"layer_ms": 0.0, "sync_action": "idle"}) for m in host.md]
+    dm = [d.model_copy(update={"layer_ms": 0.0}) for d in host.dm]
+    healthy = host.model_copy(
+        update={"ahci": [ahci.model_copy(update={"disk": disks})], "md": md, "dm": dm}
+    )
+    return simulated(tmp_path_factory, healthy)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fixture_paths import FIXTURES
 
 from pinchpoint.checks.collect.imports import import_stats
-from pinchpoint.model.findings import Severity
+from pinchpoint.model.findings import EntityKind, Severity
 from pinchpoint.model.inventory import HostInfo, Inventory, SourceKind
 from pinchpoint.model.stats import ImportKind, IntervalFigures
 from pinchpoint.rules.base import RuleContext
@@ -135,3 +135,36 @@ def test_ahci_disks_overwhelmed_by_controller(ahci_deep: RuleContext) -> None:
 
 def test_healthy_nvme_host_is_not_overwhelmed(nvme_healthy: RuleContext) -> None:
     assert findings(nvme_healthy, "latency.disk.overwhelmed") == []
+
+
+def test_stacked_devices_overwhelmed_say_which_member_or_layer(stacked_host: RuleContext) -> None:
+    """md0 waits for its slow member sdb; md1 (resyncing) and the dm-crypt volume add their
+    own time over fast members; the LVM volume waits for md1."""
+    found = {
+        f.entity.name: f
+        for f in findings(stacked_host, "latency.disk.overwhelmed")
+        if f.entity.kind is EntityKind.BLOCK_DEVICE
+    }
+    assert sorted(found) == [
+        "LVM volume vg0-data (dm-0)",
+        "dm-crypt volume luks-scratch (dm-1)",
+        "md array md0 (raid1)",
+        "md array md1 (raid1)",
+    ]
+    md0 = found["md array md0 (raid1)"]
+    assert md0.title.startswith("md array md0 (raid1): queue ")
+    assert "its member AHCI 0000:00:17.0 ata2 sdb took" in md0.evidence[-1].summary
+    assert "slowest member, AHCI 0000:00:17.0 ata2 sdb" in md0.remediation
+    md1 = found["md array md1 (raid1)"]
+    assert "I/Os took" in md1.evidence[-1].summary
+    assert "spent in the md layer" in md1.evidence[-1].summary
+    assert (
+        "its member md array md1 (raid1) took"
+        in found["LVM volume vg0-data (dm-0)"].evidence[-1].summary
+    )
+    crypt = found["dm-crypt volume luks-scratch (dm-1)"]
+    assert "encryption (dm-crypt)" in crypt.evidence[-1].summary
+
+
+def test_healthy_stacks_are_not_overwhelmed(stacked_healthy: RuleContext) -> None:
+    assert findings(stacked_healthy, "latency.disk.overwhelmed") == []

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fixture_paths import FIXTURES
 
 from pinchpoint.checks.collect.imports import import_stats
-from pinchpoint.model.findings import Severity
+from pinchpoint.model.findings import EntityKind, Finding, Severity
 from pinchpoint.model.inventory import HostInfo, Inventory, SourceKind
 from pinchpoint.model.stats import ImportKind, IntervalFigures
 from pinchpoint.model.zfs import ZfsInventory
@@ -152,3 +152,90 @@ def test_ahci_disks_reported_by_their_controller(ahci_deep: RuleContext) -> None
 
 def test_healthy_nvme_host_is_below_the_line(nvme_healthy: RuleContext) -> None:
     assert findings(nvme_healthy, "latency.threshold") == []
+
+
+def _stacked(found: list[Finding]) -> dict[str, Finding]:
+    return {f.entity.name: f for f in found if f.entity.kind is EntityKind.BLOCK_DEVICE}
+
+
+def test_an_md_array_slow_because_of_one_member_points_at_it(stacked_host: RuleContext) -> None:
+    """md0 mirrors sda and sdb; sdb takes 6 × a healthy disk's time: md0's reads are above the
+    line, and the finding names sdb as the member it waits for."""
+    found = _stacked(findings(stacked_host, "latency.threshold"))
+    md0 = found["md array md0 (raid1)"]
+    assert md0.entity.id.startswith("block:md:")
+    assert md0.severity is Severity.CRITICAL
+    *_, why = md0.evidence
+    assert "its member AHCI 0000:00:17.0 ata2 sdb took" in why.summary
+    assert why.summary.endswith("it waits for that member")
+    members = {f.entity.name: f.value for f in why.facts if f.entity is not None}
+    slow, fast = members["AHCI 0000:00:17.0 ata2 sdb"], members["AHCI 0000:00:17.0 ata1 sda"]
+    assert isinstance(slow, float) and isinstance(fast, float) and slow > 5 * fast
+    assert md0.remediation.startswith("The device is as slow as its slowest member, AHCI")
+    # sdb has its own finding, by its controller, which md0's points at
+    (controller,) = [
+        f
+        for f in findings(stacked_host, "latency.threshold")
+        if f.entity.kind.value == "controller"
+    ]
+    assert "slowest AHCI 0000:00:17.0 ata2 sdb" in controller.evidence[0].summary
+
+
+def test_an_md_array_slow_over_fast_members_blames_md(stacked_host: RuleContext) -> None:
+    """md1's members take some 4 ms, md1 44 ms: the time is md's own (it is resyncing)."""
+    md1 = _stacked(findings(stacked_host, "latency.threshold"))["md array md1 (raid1)"]
+    *_, why = md1.evidence
+    assert "but its 2 members at most" in why.summary
+    assert why.summary.endswith("the time is spent in the md layer, not on the disks")
+    assert "It is running `resync` now" in md1.remediation
+    assert "/sys/block/md1/md/sync_action" in md1.remediation
+
+
+def test_lvm_over_a_slow_array_and_a_slow_crypt_layer(stacked_host: RuleContext) -> None:
+    """vg0-data is as slow as md1 below it (its member explains it); luks-scratch's SSD is
+    fast and encryption adds the time."""
+    found = _stacked(findings(stacked_host, "latency.threshold"))
+    assert sorted(found) == [
+        "LVM volume vg0-data (dm-0)",
+        "dm-crypt volume luks-scratch (dm-1)",
+        "md array md0 (raid1)",
+        "md array md1 (raid1)",
+    ]
+    lvm = found["LVM volume vg0-data (dm-0)"]
+    assert "its member md array md1 (raid1) took" in lvm.evidence[-1].summary
+    crypt = found["dm-crypt volume luks-scratch (dm-1)"]
+    assert "spent in the encryption (dm-crypt)" in crypt.evidence[-1].summary
+    assert "but its member AHCI 0000:00:17.0 ata5 sde took 0.1 ms" in crypt.evidence[-1].summary
+    assert "AES instructions" in crypt.remediation
+
+
+def test_healthy_stacks_are_below_the_line(stacked_healthy: RuleContext) -> None:
+    assert findings(stacked_healthy, "latency.threshold") == []
+
+
+def test_member_share_decides_what_explains_a_stacked_device(stacked_host: RuleContext) -> None:
+    """With `member_share` above what sdb's share of md0's latency is, no member explains md0
+    and the layer is blamed."""
+    config = parse_config(
+        {"rules": {"latency.threshold": {"member_share": 5.0}}}, RULES, "test.toml"
+    )
+    md0 = _stacked(findings(stacked_host, "latency.threshold", config))["md array md0 (raid1)"]
+    assert "the time is spent in the md layer" in md0.evidence[-1].summary
+
+
+def test_a_stacked_device_whose_members_were_not_measured_says_so(
+    stacked_host: RuleContext,
+) -> None:
+    """Without diskstats lines for sda and sdb, md0 is still judged on its own latency, and
+    the finding says whether a member explains it is not known."""
+    intervals = [
+        i.model_copy(update={"devices": [d for d in i.devices if d.device not in ("sda", "sdb")]})
+        for i in stacked_host.intervals
+    ]
+    context = RuleContext(inventory=stacked_host.inventory, intervals=intervals)
+    md0 = _stacked(findings(context, "latency.threshold"))["md array md0 (raid1)"]
+    assert md0.evidence[-1].summary == (
+        "md array md0 (raid1): its members (sda, sdb) have no diskstats figures, so whether one "
+        "of them explains its latency is not known"
+    )
+    assert md0.remediation.startswith("Find where the time goes")  # the rule's own advice

@@ -57,10 +57,7 @@ def test_an_alua_map_with_its_one_path_non_optimized_trident_998() -> None:
     assert (lun.vendor, lun.product, lun.hardware_handler) == ("NETAPP", "LUN C-Mode", "alua")
     assert [(g.priority, g.status, len(g.paths)) for g in lun.path_groups] == [(10, "active", 1)]
     (finding,) = multipath_findings(inventory)
-    assert finding.title == (
-        "3600a0980383138452d2b55794670776d (3600a0980383138452d2b55794670776d) "
-        "has 1 path, none optimized"
-    )
+    assert finding.title == "LUN 3600a0980383138452d2b55794670776d has 1 path, none optimized"
     assert finding.severity is Severity.CRITICAL  # one path working
     facts = {f.name: f.value for f in finding.evidence[0].facts}
     assert (facts["paths"], facts["paths working"]) == (1, 1)
@@ -150,6 +147,23 @@ def _with_path(tmp_path: Path, state: str, grouping: str = "multibus") -> tuple[
     write_snapshot(spec.model_copy(update={"multipath": changed}), out)
     listing = (out / "commands" / "multipath" / "ll.txt").read_text()
     return collect_inventory(SnapshotSource(out)), listing
+
+
+def test_a_map_named_by_its_wwid_names_it_once(tmp_path: Path) -> None:
+    """With `user_friendly_names no` the map's name is its WWID: the finding says the WWID
+    once (`LUN 3624a…`), not `3624a… (3624a…)`."""
+    spec = load_spec(SPECS / "san_failed_path.toml")
+    changed = spec.multipath.model_copy(update={"user_friendly_names": False})
+    out = tmp_path / "snapshot"
+    write_snapshot(spec.model_copy(update={"multipath": changed}), out)
+    inventory = collect_inventory(SnapshotSource(out))
+    (finding,) = multipath_findings(inventory)
+    (lun,) = [m for m in inventory.multipath.maps if m.id == finding.entity.id]
+    assert lun.name == lun.wwid
+    assert finding.entity.name == f"LUN {lun.wwid}"
+    assert finding.title == f"1 of 2 paths of LUN {lun.wwid} down"
+    assert finding.title.count(lun.wwid) == 1
+    assert finding.evidence[0].summary.count(lun.wwid) == 1
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,10 @@ from pinchpoint.model.zfs import Pool, Vdev, VdevKind
 from pinchpoint.rules.base import RuleContext
 from pinchpoint.rules.config import parse_config
 from pinchpoint.rules.derived.breakdown import group_figures
+from pinchpoint.rules.engine import evaluate
 from pinchpoint.rules.queue import RULES
 from pinchpoint.simulator import DEMO_SPEC_PATH, HostSpec, load_spec, spec_from_data
+from pinchpoint.simulator.spec.rest_of_host import MdSpec
 from tests.rules.queue.conftest import (
     changed,
     findings,
@@ -212,3 +214,23 @@ def test_healthy_nvme_and_virtio_hosts_are_not_judged_too_deep(
     allows: not the setting's fill (latency.threshold judges their wait)."""
     assert findings(nvme_healthy) == []
     assert findings(virtio_vm) == []
+
+
+def test_an_md_array_over_deep_queued_hdds_is_judged_through_its_members(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The six HDDs of `ahci_deep_queue` as one RAID 6 array: the queue the knob sets is the
+    members' (NCQ 32, nr_requests 64), so the finding stays on their controller; the array's
+    own `queue/nr_requests` (128, a bio-based queue) is no finding and the array no entity."""
+    host = load_spec(DEMO_SPEC_PATH.parent / "ahci_deep_queue.toml")
+    members = ["sda", "sdb", "sdc", "sdd", "sde", "sdf"]
+    md = MdSpec(name="md0", level="raid6", members=members)
+    context = simulated(tmp_path_factory, host.model_copy(update={"md": [md]}))
+    array = context.inventory.block.by_name("md0")
+    assert array is not None and array.nr_requests == 128 and array.slaves == members
+    found, _, _ = evaluate(context, RULES)
+    assert [(f.rule, f.entity.name) for f in found] == [
+        ("queue.hdd.too_deep", "AHCI 0000:00:17.0"),
+        ("queue.ssd.too_shallow", "AHCI 0000:05:00.0"),  # the spec's SSDs at NCQ 1
+    ]
+    assert not [f for f in found if "md0" in f.model_dump_json()]

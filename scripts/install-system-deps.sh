@@ -17,6 +17,9 @@ case "$what" in
     # against a real service (tests/test_prometheus.py)
     { command -v promtool && command -v prometheus; } >/dev/null 2>&1 || need="$need prometheus"
     command -v chromium >/dev/null 2>&1 || need="$need chromium"  # the web view's end-to-end tests
+    # the completion scripts `--install-completion zsh|fish` writes are tested in those shells
+    command -v zsh >/dev/null 2>&1 || need="$need zsh"
+    command -v fish >/dev/null 2>&1 || need="$need fish"
     # the kernel latency recorder (bpf/, docs/ebpf.md): built with clang, bpftool and libbpf;
     # fio drives the loop devices its tests record
     command -v clang >/dev/null 2>&1 || need="$need clang"

@@ -13,6 +13,7 @@ import typer
 import typer.completion
 import typer.main
 from typer._completion_classes import completion_init
+from typer._completion_shared import _completion_scripts
 
 from pinchpoint import __version__
 from pinchpoint.cli.commands import (
@@ -67,6 +68,23 @@ app = typer.Typer(
 # Typer's completion classes answer its scripts' `_PINCHPOINT_COMPLETE=complete_bash` calls
 # (Typer registers them itself only with `add_completion`, whose options guess the shell)
 completion_init()
+
+# Typer's zsh script, autoloaded from ~/.zfunc as `--install-completion zsh` sets it up, only
+# defines and registers its function the first time: the first Tab of every new shell offered
+# nothing (pallets/click#2344). Autoloaded, it now completes at once too.
+_completion_scripts["zsh"] = """
+#compdef %(prog_name)s
+
+%(complete_func)s() {
+  eval $(env _TYPER_COMPLETE_ARGS="${words[1,$CURRENT]}" %(autocomplete_var)s=complete_zsh \
+%(prog_name)s)
+}
+
+compdef %(complete_func)s %(prog_name)s
+if [[ ${zsh_eval_context[-1]} == loadautofunc ]]; then
+  %(complete_func)s "$@"
+fi
+"""
 
 
 def _print_version(value: bool) -> None:

@@ -31,6 +31,8 @@ NO_SAS_ADDRESS = "0x0"  # what a phy with nothing attached reports
 ARRAY_DEVICE_SLOT = "Array device slot"
 DEVICE_SLOT = "Device slot"
 SAS_EXPANDER = "SAS expander"
+# One per I/O module (an "ESM"): the electronics that answer SES (SES-3 element type 0x07).
+ES_CONTROLLER = "Enclosure services controller electronics"
 
 
 def same_element_type(a: str, b: str) -> bool:
@@ -111,6 +113,23 @@ class SesConfiguration(SesPage):
             for t in self.type_descriptors
             if t.subenclosure_id == primary_id and is_slot_type(t.element_type)
         )
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def io_module_count(self) -> int | None:
+        """I/O modules the enclosure declares: its enclosure services controller elements, else
+        the primary subenclosure's number of ES processes (one per I/O module); None when the
+        page says neither. An I/O module may hold several SAS expanders (the HGST H4060-J's
+        hold three), so expanders do not count them."""
+        controllers = sum(
+            t.possible_elements
+            for t in self.type_descriptors
+            if same_element_type(t.element_type, ES_CONTROLLER)
+        )
+        if controllers:
+            return controllers
+        primary = next((s for s in self.subenclosures if s.primary), None)
+        return primary.es_process_count if primary is not None else None
 
     @computed_field  # type: ignore[prop-decorator]
     @property

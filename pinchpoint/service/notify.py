@@ -11,9 +11,13 @@ name a target by scheme, host and port only, httpx's own request log included (a
 Two payload formats; docs/notifications.md documents both:
 
 * `json`: one POST per target per batch, `{"version": 1, "source": "pinchpoint", "events": […]}`;
+  each event carries the finding as reports do (its remediation in Markdown) and the remediation
+  as plain text (`remediation_text`), for a receiver that shows it as it comes;
 * `alertmanager`: one POST per batch of a JSON list of Alertmanager v2 `postableAlert`s. Firing
   alerts carry no `endsAt`, so Alertmanager resolves them after its `resolve_timeout` unless
-  they are sent again: `Notifier.refresh` re-sends the open findings after every sweep.
+  they are sent again: `Notifier.refresh` re-sends the open findings after every sweep. The
+  remediation annotation is plain text (no backticks or `**`): Alertmanager's receivers (mail,
+  chat, pagers) show annotations as they are.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from urllib.parse import urlsplit
 import httpx
 from pydantic import BaseModel, Field, field_validator
 
+from pinchpoint.markup import markdown_plain
 from pinchpoint.model.findings import Finding, Severity
 from pinchpoint.service.events import FindingTransition, TransitionKind
 
@@ -141,6 +146,7 @@ def json_event(transition: FindingTransition, base_url: str | None) -> dict[str,
         "report_id": transition.report_id,
         "report_url": report_url(base_url, transition.report_id),
         "finding": transition.finding.model_dump(mode="json"),
+        "remediation_text": markdown_plain(transition.finding.remediation),
     }
 
 
@@ -183,7 +189,7 @@ def alertmanager_alert(
         "annotations": {
             "summary": finding.title,
             "description": "\n".join(e.summary for e in finding.evidence),
-            "remediation": finding.remediation,
+            "remediation": markdown_plain(finding.remediation),
             "entity": finding.entity.name,
         },
     }

@@ -1,6 +1,8 @@
 """Shell completion through the installed entry point (`pinchpoint.cli:main`), checked with
-real bash: the script `--show-completion bash` prints is sourced, and its completion function
-asks `pinchpoint` for the words, past the quick path that answers `--help` without Typer."""
+real shells: the script `--show-completion bash` prints is sourced, and its completion function
+asks `pinchpoint` for the words, past the quick path that answers `--help` without Typer; the
+scripts `--install-completion zsh|fish` write are loaded as a new interactive shell loads them
+and asked for what Tab offers (zsh and fish from scripts/install-system-deps.sh)."""
 
 from __future__ import annotations
 
@@ -8,11 +10,14 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 BASH = shutil.which("bash")
+ZSH = shutil.which("zsh")
+FISH = shutil.which("fish")
 pytestmark = pytest.mark.skipif(BASH is None, reason="bash is not installed")
 TIMEOUT_S = 120
 
@@ -117,3 +122,95 @@ def test_a_shell_it_cannot_complete_is_a_usage_error(
     assert done.returncode == 2
     message = " ".join(done.stderr.split())
     assert ("'tcsh': use bash, zsh, fish" if argv[1:] else "requires an argument") in message
+
+
+# An interactive zsh under a pseudo-terminal (zsh/zpty) that loads the user's ~/.zshrc, as a new
+# terminal does, then types `$1` and Tab once: each candidate the completion adds is printed
+# between two NUL lines (the technique of zsh-capture-completion).
+ZSH_TAB = r"""
+zmodload zsh/zpty
+zpty z zsh -f -i
+zpty -w z "source ${0:h}/tab-init.zsh"
+zpty -w z "$1"$'\t'
+integer seen=0
+while zpty -r z line; do
+  if [[ $line == *$'\0'* ]]; then (( seen++ )) && break || continue; fi
+  (( seen )) && print -r -- "${line%$'\r'}"
+done
+zpty -d z
+"""
+ZSH_TAB_INIT = r"""
+PROMPT=
+source ~/.zshrc
+bindkey '^I' complete-word
+null-line () { echo -E - $'\0' }
+compprefuncs=( null-line )
+comppostfuncs=( null-line exit )
+zstyle ':completion:*' list-grouped false
+zstyle ':completion:*' insert-tab false
+compadd () {
+  if [[ ${@[1,(i)(-|--)]} == *-(O|A|D)\ * ]]; then builtin compadd "$@"; return $?; fi
+  typeset -a __hits
+  builtin compadd -A __hits "$@"
+  for i in {1..$#__hits}; do echo -E - ${__hits[$i]}; done
+}
+"""
+
+
+@pytest.fixture
+def zsh_tab(on_path: dict[str, str], tmp_path: Path) -> Callable[[str], list[str]]:
+    """What one Tab after a line offers in a new zsh, after `--install-completion zsh`."""
+    if ZSH is None:
+        pytest.skip("zsh is not installed (scripts/install-system-deps.sh)")
+    done = bash("pinchpoint --install-completion zsh", on_path)
+    assert done.returncode == 0, done.stderr
+    assert f"{on_path['HOME']}/.zfunc/_pinchpoint" in done.stdout
+    (tmp_path / "tab.zsh").write_text(ZSH_TAB)
+    (tmp_path / "tab-init.zsh").write_text(ZSH_TAB_INIT)
+
+    def tab(line: str) -> list[str]:
+        assert ZSH is not None
+        typed = subprocess.run(
+            [ZSH, "-f", str(tmp_path / "tab.zsh"), line],
+            capture_output=True,
+            text=True,
+            env=on_path,
+            timeout=TIMEOUT_S,
+            check=False,
+        )
+        assert typed.returncode == 0, typed.stderr
+        return [word for word in typed.stdout.split("\n") if word.strip()]
+
+    return tab
+
+
+def test_zsh_completes_on_the_first_tab_of_a_new_shell(zsh_tab: Callable[[str], list[str]]) -> None:
+    # each call is a new shell: the script is autoloaded by this very Tab
+    assert zsh_tab("pinchpoint st") == ["stats"]
+    assert zsh_tab("pinchpoint stats d") == ["diff"]
+    assert "--format" in zsh_tab("pinchpoint check --fo")
+
+
+@pytest.mark.skipif(FISH is None, reason="fish is not installed (scripts/install-system-deps.sh)")
+def test_fish_completes_what_install_completion_wrote(on_path: dict[str, str]) -> None:
+    done = bash("pinchpoint --install-completion fish", on_path)
+    assert done.returncode == 0, done.stderr
+    script = Path(on_path["HOME"]) / ".config" / "fish" / "completions" / "pinchpoint.fish"
+    assert f"fish completion installed in {script}" in done.stdout
+
+    def offered(line: str) -> list[str]:
+        assert FISH is not None
+        asked = subprocess.run(
+            [FISH, "-c", f"complete -C '{line}'"],  # fish loads it from ~/.config/fish
+            capture_output=True,
+            text=True,
+            env=on_path,
+            timeout=TIMEOUT_S,
+            check=False,
+        )
+        assert asked.returncode == 0, asked.stderr
+        return [row.split("\t")[0] for row in asked.stdout.splitlines()]
+
+    assert offered("pinchpoint st") == ["stats"]
+    assert offered("pinchpoint stats d") == ["diff"]
+    assert "--format" in offered("pinchpoint check --fo")

@@ -153,6 +153,17 @@ def make(notifiers: list[Notifier], targets: list[WebhookTarget], **options: Any
 # --- what is sent ----------------------------------------------------------------------
 
 
+# A remediation as rules write it: Markdown with a command, a bold word and a list.
+REMEDIATION = (
+    "Cable the **second** I/O module, then run `sg_ses -p 2 /dev/sg3`:\n\n"
+    "- check the cable\n- check the HBA port"
+)
+REMEDIATION_TEXT = (
+    "Cable the second I/O module, then run sg_ses -p 2 /dev/sg3:\n• check the cable\n"
+    "• check the HBA port"
+)
+
+
 def finding(
     rule: str = "sas.enclosure.single_path",
     severity: Severity = Severity.CRITICAL,
@@ -175,7 +186,7 @@ def finding(
             ),
             Evidence(rule=rule, summary="its disks queue 2.9 times as much"),
         ],
-        remediation="Cable the second I/O module.",
+        remediation=REMEDIATION,
         muted=Mute(rule=rule, entity_id=entity.id, reason="known") if muted else None,
     )
 
@@ -221,12 +232,15 @@ def test_json_batches_arrive_in_order_with_the_documented_shape(
         "report_id",
         "report_url",
         "finding",
+        "remediation_text",
     }
     assert event["kind"] == "new" and event["host"] == "store01"
     assert event["severity"] == "critical" and event["previous_severity"] is None
     assert datetime.fromisoformat(event["at"]) == AT
     assert event["report_url"] == "https://pp.example:9460/v1/reports/42"
     assert Finding.model_validate(event["finding"]) == first[0].finding
+    assert event["finding"]["remediation"] == REMEDIATION  # as reports keep it: Markdown
+    assert event["remediation_text"] == REMEDIATION_TEXT
     worsened = body["events"][1]
     assert worsened["kind"] == "worsened" and worsened["previous_severity"] == "warning"
     assert requests[1].body["events"][0]["kind"] == "resolved"
@@ -275,7 +289,7 @@ def test_alertmanager_mode_posts_v2_alerts(receiver: Receiver, notifiers: list[N
     assert firing["annotations"]["description"] == (
         "2 of 2 expected paths on JBOD-001; JBOD-003 has 1\nits disks queue 2.9 times as much"
     )
-    assert firing["annotations"]["remediation"] == "Cable the second I/O module."
+    assert firing["annotations"]["remediation"] == REMEDIATION_TEXT  # no backticks, no **
     assert datetime.fromisoformat(firing["startsAt"]) == AT and "endsAt" not in firing
     assert firing["generatorURL"] == "http://pp:9460/v1/reports/42"
     assert datetime.fromisoformat(resolved["endsAt"]) == AT and "startsAt" not in resolved

@@ -3,7 +3,8 @@ Python; Playwright's own browser builds are never downloaded) against a real `pi
 on the demo host: uvicorn on a loopback port, the store in a temporary directory, the sampler
 ticking every second so that the heat maps and the hierarchy chart have figures.
 
-Screenshots of every page go to tests/web/screenshots/ (kept out of git) for a reviewer."""
+Screenshots of every page go to tests/web/screenshots/ (kept out of git) for a reviewer; the
+window-sized ones of each page at both sizes (`<page>-<width>.png`) are what docs/img keeps."""
 
 from __future__ import annotations
 
@@ -120,10 +121,12 @@ class Visit:
     def wait_ready(self) -> None:
         self.page.wait_for_selector("main > section[data-ready]", state="attached", timeout=30_000)
 
-    def screenshot(self, name: str) -> Path:
+    def screenshot(self, name: str, *, full_page: bool = True) -> Path:
+        """`name`.png in tests/web/screenshots: the whole page, or only what the window shows
+        (docs/img keeps those: `<page>-<width>.png`)."""
         SCREENSHOTS.mkdir(exist_ok=True)
         path = SCREENSHOTS / f"{name}.png"
-        self.page.screenshot(path=str(path), full_page=True)
+        self.page.screenshot(path=str(path), full_page=full_page)
         return path
 
     def chart_option(self, slot: str) -> dict[str, Any]:

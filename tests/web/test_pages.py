@@ -13,7 +13,8 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import Browser, Locator, expect
 
-from tests.web.conftest import ADMIN_TOKEN, LAPTOP, READ_TOKEN, Server, Visit, visit_on
+from pinchpoint.api.web import PAGES as WEB_PAGES
+from tests.web.conftest import ADMIN_TOKEN, LAPTOP, READ_TOKEN, TABLET, Server, Visit, visit_on
 
 pytestmark = pytest.mark.browser
 
@@ -21,21 +22,30 @@ SINGLE_PATHED = {"JBOD-003", "JBOD-012"}
 JBOD_003 = "enclosure:0x5000ccab1e97cfff"
 JBOD_012 = "enclosure:0x5000ccabb5e0afff"
 
+# Every route of the web view (pinchpoint/api/web.py PAGES), each opened once at each size.
 PAGES = [
     ("overview", "/"),
     ("topology", "/topology"),
+    ("enclosures", "/enclosures"),
     ("enclosure", "/enclosures/JBOD-003"),
     ("networks", "/networks"),
     ("latency", f"/latency?entity={JBOD_003}"),
     ("findings", "/findings"),
-    ("reports", "/reports?view=1"),
+    ("reports", "/reports"),
+    ("report", "/reports?view=1"),
 ]
+
+
+def test_the_pages_tested_are_every_route_of_the_view() -> None:
+    routes = {urlparse(path).path for _, path in PAGES}
+    assert {re.sub(r"/JBOD-003$", "/{enclosure_id}", r) for r in routes} == set(WEB_PAGES)
 
 
 @pytest.mark.parametrize(("name", "path"), PAGES, ids=[n for n, _ in PAGES])
 def test_each_page_loads_without_console_errors(visit: Visit, name: str, path: str) -> None:
     page = visit.open(path)
     visit.screenshot(name)
+    visit.screenshot(f"{name}-{LAPTOP['width']}", full_page=False)
     assert visit.console_errors == [] and visit.page_errors == []
     assert page.locator("#notice.error").count() == 0
     expect(page.locator('[data-nav][aria-current="page"]')).to_have_count(1)
@@ -47,8 +57,15 @@ def test_each_page_loads_without_console_errors(visit: Visit, name: str, path: s
 def test_each_page_fits_a_tablet(tablet: Visit, name: str, path: str) -> None:
     page = tablet.open(path)
     tablet.screenshot(f"{name}-tablet")
+    tablet.screenshot(f"{name}-{TABLET['width']}", full_page=False)
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"{name} is {overflow} px wider than a tablet"
+    clipped = page.evaluate(
+        """() => [...document.querySelectorAll("main table")]
+            .filter((t) => t.offsetParent && t.scrollWidth > t.parentElement.clientWidth + 1)
+            .map((t) => t.closest("[data-slot]")?.dataset.slot || t.parentElement.className)"""
+    )
+    assert clipped == [], f"tables on {name} wider than their panel: {clipped}"
     assert tablet.console_errors == [] and tablet.page_errors == []
 
 

@@ -40,7 +40,7 @@ from pinchpoint.stats.enclosure_elements import (
     elements_summary,
 )
 from pinchpoint.stats.series import SeriesPoint, combine_into
-from pinchpoint.units import KIB_PER_MB
+from pinchpoint.units import KIB_PER_MB, gbps_text
 
 if TYPE_CHECKING:
     from pinchpoint.service.runtime import Service
@@ -105,7 +105,7 @@ class PortNode(BaseModel):
     name: str  # "connector 0": under its HBA (pinchpoint.naming.connector_name)
     kernel_name: str  # "port-1:0"
     width: int
-    link: str  # "4 × 12 Gbit/s", "2 of 4 phys up"
+    link: str  # "4 × 12 Gb/s", "2 of 4 phys up"
     attached: str
     worst: Severity | None = None
     findings: list[str] = Field(default_factory=list)
@@ -380,8 +380,9 @@ def _port_link(port: HbaPort) -> str:
         return f"{port.width} phys"
     if len(up) < len(port.phys):
         return f"{len(up)} of {len(port.phys)} phys up"
-    rate = "/".join(f"{r:g}" for r in rates)
-    return f"{len(up)} × {rate} Gbit/s"
+    if len(rates) == 1:
+        return f"{len(up)} × {gbps_text(rates[0])}"
+    return f"{len(up)} phys at {' and '.join(gbps_text(r) for r in rates)}"
 
 
 def _pcie_text(hba: Hba) -> str | None:

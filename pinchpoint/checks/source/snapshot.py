@@ -287,8 +287,7 @@ def recognise(root: Path, location: str) -> None:
     found = [name for name in RECOGNISED if os.path.lexists(root / name)]
     if not found:
         raise NotASnapshotError(
-            f"{location} is not a snapshot: found none of {', '.join(RECOGNISED)} "
-            "(point --snapshot at what `pinchpoint capture` wrote)"
+            f"{location} is not a snapshot: found none of {', '.join(RECOGNISED)}"
         )
     if "manifest.json" in found:
         source = SnapshotSource(root, location)
@@ -299,8 +298,7 @@ def recognise(root: Path, location: str) -> None:
             )
     elif not any(name in found for name in ("sys", "proc")):
         raise NotASnapshotError(
-            f"{location} is not a snapshot: no manifest.json, sys/ or proc/ in it "
-            "(point --snapshot at what `pinchpoint capture` wrote)"
+            f"{location} is not a snapshot: no manifest.json, sys/ or proc/ in it"
         )
 
 

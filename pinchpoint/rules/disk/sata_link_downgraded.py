@@ -10,6 +10,7 @@ from pinchpoint.model.health import DiskHealth
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.naming import health_disk_ref, sas_disks_by_id
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext
+from pinchpoint.units import gbps_text
 
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
@@ -36,16 +37,17 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         if host_max is None:
             host = "the host end's maximum is not known"
         else:
-            host = f"the expander phy it hangs off does {host_max:g}"
+            host = f"the expander phy it hangs off does {gbps_text(host_max)}"
             facts.append(Fact(name="host end's maximum", value=host_max, unit="Gb/s"))
         yield Hit(
             entity=ref,
-            title=f"{ref.name}: SATA link at {current:g} of {both:g} Gb/s",
+            title=f"{ref.name}: SATA link at {gbps_text(current)} of {gbps_text(both)}",
             evidence=[
                 Evidence(
                     summary=(
                         f"{ref.name} runs its SATA link at "
-                        f"{current:g} Gb/s; the drive does {ata.sata_link_max_gbps:g} and {host}"
+                        f"{gbps_text(current)}; the drive does "
+                        f"{gbps_text(ata.sata_link_max_gbps)} and {host}"
                     ),
                     facts=facts,
                 )

@@ -9,6 +9,7 @@ from pinchpoint.model.fc import FcPort
 from pinchpoint.model.findings import Evidence, Fact, Severity
 from pinchpoint.naming import fc_port_ref
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext
+from pinchpoint.units import gbps_text
 
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
@@ -37,19 +38,19 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         ]
         if below_own:
             summary = (
-                f"{ref.name} negotiated {speed:g} Gbit/s but supports {best:g} Gbit/s: "
+                f"{ref.name} negotiated {gbps_text(speed)} but supports {gbps_text(best)}: "
                 "a damaged cable, a dirty or slower SFP, or a switch port set lower"
             )
         else:
-            summary = f"{ref.name} negotiated {speed:g} Gbit/s where identical ports run faster"
+            summary = f"{ref.name} negotiated {gbps_text(speed)} where identical ports run faster"
         facts += [
             Fact(name="peer speed", value=p.speed_gbps, unit="Gb/s", entity=fc_port_ref(p))
             for p in faster
         ]
         yield Hit(
             entity=ref,
-            title=f"FC port {port.scsi_host} at {speed:g} Gbit/s"
-            + (f" of {best:g}" if below_own and best is not None else ""),
+            title=f"FC port {port.scsi_host} at {gbps_text(speed)}"
+            + (f" of {gbps_text(best)}" if below_own and best is not None else ""),
             evidence=[
                 Evidence(
                     summary=summary,

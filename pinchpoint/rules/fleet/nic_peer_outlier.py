@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pinchpoint.model.findings import Evidence, Fact, Severity
 from pinchpoint.model.fleet import FleetNic
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext
+from pinchpoint.units import link_speed_text
 
 MIN_FLEET_PEERS = 3  # NICs of one model, across hosts, before one of them can stand out
 SHOWN_PEERS = 10
@@ -45,14 +46,15 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                 entity=entity,
                 key=f"{nic.host}/{nic.id}",  # a MAC is the NIC's id on its host; the fleet adds it
                 title=(
-                    f"{entity.name} runs at {speed} Mb/s; {len(peers)} identical NICs on "
-                    f"{len(peer_hosts)} other hosts run at {usual} Mb/s"
+                    f"{entity.name} runs at {link_speed_text(speed)}; {len(peers)} identical NICs "
+                    f"on {len(peer_hosts)} other hosts run at {link_speed_text(usual)}"
                 ),
                 evidence=[
                     Evidence(
                         summary=(
                             f"{driver} {model}: {len(peers)} of {len(members)} running NICs "
-                            f"in the fleet are at {usual} Mb/s, this one at {speed} Mb/s"
+                            f"in the fleet are at {link_speed_text(usual)}, this one at "
+                            f"{link_speed_text(speed)}"
                         ),
                         facts=[
                             Fact(name="negotiated speed", value=speed, unit="Mb/s"),

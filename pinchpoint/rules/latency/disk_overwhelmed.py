@@ -22,6 +22,7 @@ from pinchpoint.stats.queue_samples import (
     series_samples,
 )
 from pinchpoint.stats.write_back import judged_directions
+from pinchpoint.units import BYTES_PER_KIB, capacity_text, latency_ms_text
 
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
@@ -58,23 +59,23 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
 def _device_hit(ref: EntityRef, o: Overwhelmed, min_queue: float) -> Hit:
     """One LUN, volume or stacked device overwhelmed."""
     size_text = (
-        f"{o.io_kb:.0f} KB per I/O"
+        f"{capacity_text(o.io_kb * BYTES_PER_KIB)} per I/O"
         if o.io_kb is not None
         else "I/O size unknown (the larger limit)"
     )
     return Hit(
         entity=ref,
         title=(
-            f"{ref.name}: queue {o.queue:.1f} with {o.latency_ms:.1f} ms per I/O "
-            f"(limit {o.line_ms:g} ms)"
+            f"{ref.name}: queue {o.queue:.1f} with {latency_ms_text(o.latency_ms)} per I/O "
+            f"(limit {latency_ms_text(o.line_ms)})"
         ),
         evidence=[
             Evidence(
                 summary=(
                     f"{ref.name}: in {o.hit} of {o.busy} measured intervals "
                     f"({o.hit_s:.0f} of {o.measured_s:.0f} s) it held {o.queue:.1f} I/Os on "
-                    f"average (≥ {min_queue:g}) while each took {o.latency_ms:.1f} ms at "
-                    f"{size_text}; {o.limit_words}"
+                    f"average (≥ {min_queue:g}) while each took "
+                    f"{latency_ms_text(o.latency_ms)} at {size_text}; {o.limit_words}"
                 ),
                 facts=_overwhelmed_facts(o),
             )
@@ -168,8 +169,9 @@ class Overwhelmed:
     @property
     def limit_words(self) -> str:
         return (
-            f"PAL: warning above {self.warning_ms:g} ms, critical above {self.critical_ms:g} ms "
-            f"for I/Os {'up to' if self.small else 'above'} {self.large_kb:g} KB"
+            f"PAL: warning above {latency_ms_text(self.warning_ms)}, critical above "
+            f"{latency_ms_text(self.critical_ms)} for I/Os {'up to' if self.small else 'above'} "
+            f"{capacity_text(self.large_kb * BYTES_PER_KIB)}"
         )
 
 
@@ -270,16 +272,17 @@ def _overwhelmed_disks_hit(
         entity=ref,
         title=(
             f"{ref.name}: {plural(len(found), 'disk')} {agree(len(found), 'holds', 'hold')} "
-            f"{queue:.1f} I/Os with {latency:.1f} ms per "
-            f"{what} (limit {worst.line_ms:g} ms)"
+            f"{queue:.1f} I/Os with {latency_ms_text(latency)} per "
+            f"{what} (limit {latency_ms_text(worst.line_ms)})"
         ),
         evidence=[
             Evidence(
                 summary=(
                     f"{ref.name}: {len(found)} of {len(group.disks)} measured disks held "
-                    f"{queue:.1f} I/Os on average while each {what} took {latency:.1f} ms, for "
-                    f"most of the measured time (worst {worst_ref.name}: "
-                    f"{worst.latency_ms:.1f} ms); {worst.limit_words}"
+                    f"{queue:.1f} I/Os on average while each {what} took "
+                    f"{latency_ms_text(latency)}, "
+                    f"for most of the measured time (worst {worst_ref.name}: "
+                    f"{latency_ms_text(worst.latency_ms)}); {worst.limit_words}"
                 ),
                 facts=facts,
                 peers=[d.ref for d, _ in found][:24],

@@ -19,6 +19,7 @@ from pinchpoint.model.findings import EntityRef, Evidence, Fact
 from pinchpoint.plurals import plural
 from pinchpoint.stats.block_disks import StackedDevice, StackMember
 from pinchpoint.stats.latency import DeviceLatency
+from pinchpoint.units import latency_ms_text
 
 
 @dataclass(frozen=True)
@@ -102,8 +103,9 @@ def explanation_evidence(
     elif found.slow:
         slowest = found.slow[0]
         summary = (
-            f"{ref.name}: {what} took {latency_ms:.1f} ms; its member "
-            f"{member_words(slowest.member)} took {slowest.latency_ms or 0.0:.1f} ms: it waits "
+            f"{ref.name}: {what} took {latency_ms_text(latency_ms)}; its member "
+            f"{member_words(slowest.member)} took {latency_ms_text(slowest.latency_ms or 0.0)}: "
+            "it waits "
             "for that member"
         )
         if len(found.slow) > 1:
@@ -116,7 +118,8 @@ def explanation_evidence(
             else f"its {plural(len(found.measured), 'member')} at most"
         )
         summary = (
-            f"{ref.name}: {what} took {latency_ms:.1f} ms but {members} {slowest_ms:.1f} ms: "
+            f"{ref.name}: {what} took {latency_ms_text(latency_ms)} but {members} "
+            f"{latency_ms_text(slowest_ms)}: "
             f"the time is spent in the {_layer_words(stack)}, not on the disks"
         )
     return Evidence(summary=summary, facts=facts, peers=[m.ref for m in stack.members][:24])

@@ -24,6 +24,7 @@ from pinchpoint.rules.latency.judged import DiskGroup, JudgedDisk, disk_groups, 
 from pinchpoint.rules.latency.stacked import explain, explanation_evidence, stacked_remediation
 from pinchpoint.stats.latency import DeviceLatency, add_series, device_latencies
 from pinchpoint.stats.write_back import judged_directions
+from pinchpoint.units import latency_ms_text
 
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
@@ -136,9 +137,9 @@ def _volume_hit(ref: EntityRef, mean: DeviceLatency, found: Sequence[Verdict]) -
     evidence = [
         Evidence(
             summary=(
-                f"{ref.name}: {v.direction}s took {v.latency_ms:.1f} ms on average at "
+                f"{ref.name}: {v.direction}s took {latency_ms_text(v.latency_ms)} on average at "
                 f"{v.iops:.1f} IOPS over {mean.seconds:.0f} s; warning above "
-                f"{v.warning_ms:g} ms, critical above {v.critical_ms:g} ms"
+                f"{latency_ms_text(v.warning_ms)}, critical above {latency_ms_text(v.critical_ms)}"
             ),
             facts=[
                 Fact(name=f"mean {v.direction} latency", value=round(v.latency_ms, 2), unit="ms"),
@@ -151,8 +152,8 @@ def _volume_hit(ref: EntityRef, mean: DeviceLatency, found: Sequence[Verdict]) -
     ]
     worst = _worst(found)
     title = (
-        f"{ref.name}: {worst.direction}s average {worst.latency_ms:.1f} ms "
-        f"(limit {worst.line_ms:g} ms)"
+        f"{ref.name}: {worst.direction}s average {latency_ms_text(worst.latency_ms)} "
+        f"(limit {latency_ms_text(worst.line_ms)})"
     )
     return Hit(entity=ref, title=title, evidence=evidence, severity=worst.severity)
 
@@ -183,9 +184,11 @@ def _disks_hit(
             Evidence(
                 summary=(
                     f"{ref.name}: {direction}s of {len(hits)} of {measured} measured disks "
-                    f"took {latency:.1f} ms on average at {ios / len(hits):.1f} IOPS per disk "
-                    f"(slowest {slowest_ref.name}: {slowest.latency_ms:.1f} ms); warning above "
-                    f"{worst.warning_ms:g} ms, critical above {worst.critical_ms:g} ms{note}"
+                    f"took {latency_ms_text(latency)} on average at {ios / len(hits):.1f} IOPS "
+                    "per disk "
+                    f"(slowest {slowest_ref.name}: {latency_ms_text(slowest.latency_ms)}); "
+                    f"warning above {latency_ms_text(worst.warning_ms)}, critical above "
+                    f"{latency_ms_text(worst.critical_ms)}{note}"
                 ),
                 facts=[
                     Fact(name=f"mean {direction} latency", value=round(latency, 2), unit="ms"),
@@ -209,8 +212,8 @@ def _disks_hit(
     ios = sum(v.iops for _, v in hits)
     latency = sum(v.latency_ms * v.iops for _, v in hits) / ios if ios > 0 else 0.0
     title = (
-        f"{ref.name}: {worst.direction}s of {plural(len(hits), 'disk')} average {latency:.1f} ms "
-        f"(limit {worst.line_ms:g} ms)"
+        f"{ref.name}: {worst.direction}s of {plural(len(hits), 'disk')} average "
+        f"{latency_ms_text(latency)} (limit {latency_ms_text(worst.line_ms)})"
     )
     return Hit(entity=ref, title=title, evidence=evidence, severity=worst.severity)
 

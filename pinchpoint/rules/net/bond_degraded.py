@@ -9,6 +9,7 @@ from pinchpoint.model.findings import Evidence, Fact, Severity
 from pinchpoint.model.network import Bond, Nic
 from pinchpoint.naming import bond_ref, nic_ref
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext
+from pinchpoint.units import link_speed_text
 
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
@@ -43,7 +44,8 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
             problems.append(f"{', '.join(vanished)} listed but no longer present")
         if slower:
             problems.append(
-                f"{', '.join(f'{n} at {speeds[n]} Mb/s' for n in slower)} against {fastest} Mb/s"
+                f"{', '.join(f'{n} at {link_speed_text(speeds[n])}' for n in slower)} against "
+                f"{link_speed_text(fastest)}"
             )
         if outside:
             problems.append(

@@ -11,6 +11,7 @@ from pinchpoint.naming import nic_ref
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext
 from pinchpoint.rules.derived.nics import measured_links, nic_driver
 from pinchpoint.rules.net.links import link_up, traffic_facts, traffic_words
+from pinchpoint.units import link_speed_text
 
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
@@ -28,14 +29,17 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         ref = nic_ref(nic, inventory)
         yield Hit(
             entity=ref,
-            title=f"{nic.name} runs at {speed} Mb/s, it supports {top} Mb/s",
+            title=(
+                f"{nic.name} runs at {link_speed_text(speed)}, it supports {link_speed_text(top)}"
+            ),
             severity=severity,
             remediation=remediation,
             evidence=[
                 Evidence(
                     summary=(
-                        f"{ref.name} ({nic_driver(nic) or 'driver unknown'}) negotiated {speed} "
-                        f"of {top} Mb/s; {cause}{traffic_words(link)}"
+                        f"{ref.name} ({nic_driver(nic) or 'driver unknown'}) negotiated "
+                        f"{link_speed_text(speed)} of {link_speed_text(top)}; "
+                        f"{cause}{traffic_words(link)}"
                     ),
                     facts=[
                         Fact(name="running speed", value=speed, unit="Mb/s"),
@@ -66,7 +70,8 @@ def _downgrade_cause(nic: Nic, speed: int) -> tuple[str, Severity | None, str | 
     settings = nic.settings
     if settings is not None and settings.autoneg is False:
         return (
-            f"auto-negotiation is off: the speed was forced to {speed} Mb/s on this host",
+            f"auto-negotiation is off: the speed was forced to {link_speed_text(speed)} on this "
+            "host",
             None,
             "Turn auto-negotiation back on (`ethtool -s IF autoneg on`, and in the network "
             "configuration), or force the speed the NIC and the switch port both support.",
@@ -74,7 +79,8 @@ def _downgrade_cause(nic: Nic, speed: int) -> tuple[str, Severity | None, str | 
     advertised = settings.max_advertised_speed_mbps if settings else None
     if advertised is not None and advertised <= speed:
         return (
-            f"this host advertises no more than {advertised} Mb/s (restricted with `ethtool -s "
+            f"this host advertises no more than {link_speed_text(advertised)} (restricted with "
+            "`ethtool -s "
             "… advertise`): the link runs at what it was allowed",
             Severity.INFO,
             "If the restriction is not deliberate, advertise every supported mode again "
@@ -86,13 +92,14 @@ def _downgrade_cause(nic: Nic, speed: int) -> tuple[str, Severity | None, str | 
         return f"the link partner's advertised modes are unknown ({why})", None, None
     if common > speed:
         return (
-            f"both ends advertise up to {common} Mb/s, yet the link runs at {speed} Mb/s: "
+            f"both ends advertise up to {link_speed_text(common)}, yet the link runs at "
+            f"{link_speed_text(speed)}: "
             "suspect the cable (1000BASE-T and faster need all four pairs) or auto-negotiation",
             None,
             None,
         )
     partner = fastest_mbps(settings.partner_link_modes or []) if settings else None
-    partner_words = f"{partner} Mb/s" if partner is not None else f"{common} Mb/s"
+    partner_words = link_speed_text(partner if partner is not None else common)
     return (
         f"the link partner advertises no more than {partner_words}: a slower switch port, or "
         "a damaged cable that made both ends fall back",
@@ -119,8 +126,8 @@ RULE = Rule(
     doc=(
         "Compares the speed a physical NIC negotiated (`/sys/class/net/IF/speed`) with the "
         'fastest mode it supports (`ethtool IF`, "Supported link modes"). Field case 3: one '
-        "of ten identical clients did 90 ops/s against 600+ for the others; its 1 Gbit/s NIC "
-        "had negotiated 100 Mbit/s over a bad cable and carried 11.3 MB/s. NetApp ONTAP raises "
+        "of ten identical clients did 90 ops/s against 600+ for the others; its 1 Gb/s NIC "
+        "had negotiated 100 Mb/s over a bad cable and carried 11.3 MB/s. NetApp ONTAP raises "
         "the same condition as `netif.speedDowngraded`.\n\n"
         "The evidence says what the link partner advertises: if both ends advertise the faster "
         "mode the cable or auto-negotiation is at fault; if the partner offers no more, the "

@@ -9,6 +9,7 @@ from pinchpoint.model.network import Duplex
 from pinchpoint.naming import nic_ref
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext
 from pinchpoint.rules.net.links import link_up
+from pinchpoint.units import link_speed_text
 
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
@@ -40,7 +41,8 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                 Evidence(
                     summary=(
                         f"{ref.name} negotiated half duplex"
-                        f"{f' at {speed} Mb/s' if speed else ''}: it cannot send and receive at "
+                        f"{f' at {link_speed_text(speed)}' if speed else ''}: it cannot send and "
+                        "receive at "
                         f"once and collides; {cause}"
                     ),
                     facts=[

@@ -12,6 +12,7 @@ from pinchpoint.plurals import plural
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext
 from pinchpoint.rules.derived.nics import identical_nics, measured_links, nic_driver
 from pinchpoint.rules.net.links import busier_mb_s, link_up, traffic_facts
+from pinchpoint.units import link_speed_text, mb_s_text
 
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
@@ -48,17 +49,22 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                     )
                 )
                 carried = (
-                    f"; it carried {busier_mb_s(link):.2f} MB/s where its peers carried "
-                    f"{peer_mb_s:.2f}"
+                    f"; it carried {mb_s_text(busier_mb_s(link))} where its peers carried "
+                    f"{mb_s_text(peer_mb_s)}"
                 )
             yield Hit(
                 entity=ref,
-                title=f"{nic.name} runs at {speed} Mb/s, its identical peers at {usual} Mb/s",
+                title=(
+                    f"{nic.name} runs at {link_speed_text(speed)}, its identical peers at "
+                    f"{link_speed_text(usual)}"
+                ),
                 evidence=[
                     Evidence(
                         summary=(
-                            f"{ref.name} ({nic_driver(nic)}) negotiated {speed} Mb/s while "
-                            f"{plural(len(peers), 'identical NIC')} run at {usual} Mb/s{carried}"
+                            f"{ref.name} ({nic_driver(nic)}) negotiated "
+                            f"{link_speed_text(speed)} while "
+                            f"{plural(len(peers), 'identical NIC')} run at "
+                            f"{link_speed_text(usual)}{carried}"
                         ),
                         facts=facts,
                         peers=[nic_ref(p, inventory) for p in peers],

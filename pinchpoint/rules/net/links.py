@@ -8,6 +8,7 @@ from __future__ import annotations
 from pinchpoint.model.breakdown import LinkFigures
 from pinchpoint.model.findings import Fact
 from pinchpoint.model.network import Nic, NicKind
+from pinchpoint.units import mb_s_text
 
 
 def link_up(nic: Nic) -> bool:
@@ -40,9 +41,10 @@ def busier_mb_s(link: LinkFigures) -> float:
 
 
 def traffic_words(link: LinkFigures | None) -> str:
-    """`; it carried 11.75 MB/s, 94 % of what its link allows` (empty when not measured)."""
+    """`; it carried 11.8 MB/s, 94 % of what its link allows` (empty when not measured)."""
     if link is None or link.util_pct is None:
         return ""
     return (
-        f"; it carried {busier_mb_s(link):.2f} MB/s, {link.util_pct:.0f} % of what its link allows"
+        f"; it carried {mb_s_text(busier_mb_s(link))}, {link.util_pct:.0f} % of what its link "
+        "allows"
     )

@@ -11,6 +11,7 @@ from pinchpoint.naming import bond_ref, nic_ref
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext, Threshold
 from pinchpoint.rules.derived.nics import PARAVIRTUAL_DRIVERS, measured_links, nic_driver
 from pinchpoint.rules.net.links import traffic_facts
+from pinchpoint.units import link_speed_text, mb_s_text
 
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
@@ -38,11 +39,12 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         capacity = speed / 8
         yield Hit(
             entity=ref,
-            title=f"{link.name} measured at {peak:.0f} % of its {speed} Mb/s link",
+            title=f"{link.name} measured at {peak:.0f} % of its {link_speed_text(speed)} link",
             evidence=[
                 Evidence(
                     summary=(
-                        f"{ref.name} negotiated {speed} Mb/s, at most {capacity:g} MB/s each way, "
+                        f"{ref.name} negotiated {link_speed_text(speed)}, at most "
+                        f"{mb_s_text(capacity)} each way, "
                         f"yet its busiest interval counted {peak:.0f} % of that (on average "
                         f"{link.util_pct or 0:.0f} %): more than the link can carry, so the "
                         "figure is a measuring error, not a result"

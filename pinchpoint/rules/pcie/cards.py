@@ -12,12 +12,12 @@ ENDPOINT_KINDS = frozenset({PciKind.STORAGE, PciKind.NVME, PciKind.NETWORK, PciK
 
 
 def lane_gbps(speed_gts: float) -> float:
-    """Data Gbit/s of one lane: 8b/10b coding up to 5 GT/s (Gen1, Gen2), 128b/130b from Gen3."""
+    """Data Gb/s of one lane: 8b/10b coding up to 5 GT/s (Gen1, Gen2), 128b/130b from Gen3."""
     return speed_gts * (0.8 if speed_gts <= 5.0 else 128 / 130)
 
 
 def link_gbps(speed_gts: float | None, width: int | None) -> float | None:
-    """A link's data rate each way in Gbit/s; None when speed or width is unknown."""
+    """A link's data rate each way in Gb/s; None when speed or width is unknown."""
     if not speed_gts or not width:
         return None
     return lane_gbps(speed_gts) * width

@@ -12,6 +12,7 @@ from pinchpoint.model.pcie import PcieLink, PciFunction
 from pinchpoint.naming import hba_port_ref, pcie_bridge_ref
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
 from pinchpoint.rules.pcie.cards import card_label, card_ref, cards, link_gbps, link_words
+from pinchpoint.units import gbps_text
 
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
@@ -31,18 +32,21 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         ratio = limits.number("max_ratio", ref.id)
         if demand <= now * ratio:
             continue
-        listed = ", ".join(f"{name} {rate:g}" for name, rate in ports)
+        listed = ", ".join(f"{name} {gbps_text(rate)}" for name, rate in ports)
         yield Hit(
             entity=ref,
-            title=f"{ref.name}: ports need {demand:g} Gb/s, its link carries {now:.1f}",
+            title=(
+                f"{ref.name}: ports need {gbps_text(demand)}, its link carries {gbps_text(now)}"
+            ),
             evidence=[
                 Evidence(
                     summary=(
-                        f"{ref.name}: its ports ({listed} Gb/s of data each way) add up to "
-                        f"{demand:g} Gb/s, but its link runs at "
-                        f"{link_words(link.current_speed_gts, link.current_width)} = {now:.1f} "
-                        f"Gb/s; at the {link_words(link.max_speed_gts, link.max_width)} the "
-                        f"card was built for it would carry {built:.1f}"
+                        f"{ref.name}: its ports ({listed} of data each way) add up to "
+                        f"{gbps_text(demand)}, but its link runs at "
+                        f"{link_words(link.current_speed_gts, link.current_width)} = "
+                        f"{gbps_text(now)}; at the "
+                        f"{link_words(link.max_speed_gts, link.max_width)} the card was built "
+                        f"for it would carry {gbps_text(built)}"
                     ),
                     facts=[
                         Fact(name="ports' combined data rate", value=round(demand, 1), unit="Gb/s"),
@@ -141,7 +145,9 @@ def _oversubscribed_bridges(context: RuleContext, limits: Limits) -> Iterator[Hi
         if demand <= now * limits.number("max_ratio", ref.id) or not any(d.ports for d in demands):
             continue
         listed = ", ".join(
-            f"{card_ref(d.cards[0], inventory).name} {d.gbps:.1f}" for d in demands if d.ports
+            f"{card_ref(d.cards[0], inventory).name} {gbps_text(d.gbps)}"
+            for d in demands
+            if d.ports
         )
         facts = [
             Fact(name="devices' combined data rate", value=round(demand, 1), unit="Gb/s"),
@@ -160,16 +166,16 @@ def _oversubscribed_bridges(context: RuleContext, limits: Limits) -> Iterator[Hi
         yield Hit(
             entity=ref,
             title=(
-                f"{port}: {len(demands)} devices need {demand:.1f} Gb/s, their shared link "
-                f"carries {now:.1f}"
+                f"{port}: {len(demands)} devices need {gbps_text(demand)}, their shared link "
+                f"carries {gbps_text(now)}"
             ),
             evidence=[
                 Evidence(
                     summary=(
                         f"{len(demands)} devices hang from the bridge port {port}, whose link "
                         f"runs at {link_words(link.current_speed_gts, link.current_width)} = "
-                        f"{now:.1f} Gb/s each way; their ports ({listed} Gb/s of data, "
-                        f"each at most its own link) add up to {demand:.1f} Gb/s"
+                        f"{gbps_text(now)} each way; their ports ({listed} of data, "
+                        f"each at most its own link) add up to {gbps_text(demand)}"
                     ),
                     facts=facts,
                     peers=[card_ref(c, inventory) for d in demands for c in d.cards],

@@ -36,6 +36,7 @@ from pinchpoint.rules.queue.settings import (
 )
 from pinchpoint.stats.disk_names import DiskNames
 from pinchpoint.stats.latency import DeviceLatency
+from pinchpoint.units import BYTES_PER_KIB, capacity_text, latency_ms_text
 
 # Histograms of the time an I/O spent below the block layer, best first: what a queue setting
 # shapes. ZFS's disk_wait, else a tool's whole latency (fio), else ZFS's total wait (which
@@ -255,7 +256,9 @@ def _too_deep_hit(
     recommended = int(limits.number("recommended_queue", ref.id))
     shown = tail.words
     value = tail.tail_ms or 0.0
-    sizes = ", ".join(f"{d}s {kb:.0f} KiB" for d, kb in tail.sizes_kb.items())
+    sizes = ", ".join(
+        f"{d}s {capacity_text(kb * BYTES_PER_KIB)}" for d, kb in tail.sizes_kb.items()
+    )
     facts = [Fact(name=name, value=number, unit="I/Os") for name, number in settings.items()]
     facts += [
         Fact(name="I/Os allowed per disk", value=allowed, unit="I/Os"),
@@ -288,14 +291,17 @@ def _too_deep_hit(
     knobs = ", ".join(f"{name} = {number}" for name, number in settings.items())
     return Hit(
         entity=ref,
-        title=f"{len(deep)} HDDs in {ref.name} hold {queue:.0f} I/Os each; {shown} {value:.0f} ms",
+        title=(
+            f"{len(deep)} HDDs in {ref.name} hold {queue:.0f} I/Os each; {shown} "
+            f"{latency_ms_text(value)}"
+        ),
         evidence=[
             Evidence(
                 summary=(
                     f"{ref.name}: {plural(len(deep), 'rotational disk')} may hold {allowed} "
                     f"I/Os at once ({knobs}) and held {queue:.1f} on average; their random I/O "
                     f"({sizes} on average) waits behind the others inside the disk: "
-                    f"{shown} {value:.0f} ms where one or two at a time take one seek "
+                    f"{shown} {latency_ms_text(value)} where one or two at a time take one seek "
                     "(about 10 ms)"
                 ),
                 facts=facts,

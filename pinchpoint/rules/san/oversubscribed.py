@@ -11,6 +11,7 @@ from pinchpoint.naming import fc_port_ref, group_ref, host_ref, host_suffix
 from pinchpoint.plurals import agree, plural
 from pinchpoint.rules.base import Hit, Input, Limits, Role, Rule, RuleContext, Threshold
 from pinchpoint.rules.derived.breakdown import breakdown, group_figures
+from pinchpoint.units import latency_ms_text, mb_s_text
 
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
@@ -51,7 +52,8 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         for g in slow_idle
     ]
     lines = ", ".join(
-        f"{g.name} {g.await_ms or 0.0:.0f} ms at {g.util_pct or 0.0:.0f}% busy, {g.iops:.0f} IOPS"
+        f"{g.name} {latency_ms_text(g.await_ms or 0.0)} at {g.util_pct or 0.0:.0f}% busy, "
+        f"{g.iops:.0f} IOPS"
         for g in slow_idle
     )
     yield Hit(
@@ -59,14 +61,14 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
         title=(
             f"SAN path over-subscribed: {plural(len(slow_idle), 'LUN')} "
             f"{agree(len(slow_idle), 'waits', 'wait')} up to "
-            f"{worst.await_ms or 0.0:.0f} ms while mostly idle"
+            f"{latency_ms_text(worst.await_ms or 0.0)} while mostly idle"
         ),
         evidence=[
             Evidence(
                 summary=(
                     f"{lines}: the LUNs are idle most of the time yet their I/Os wait, so the "
                     f"wait is on the way to the array: {len(online)} FC ports on {adapters} "
-                    f"adapters give {capacity:.0f} MB/s{host_suffix(inventory)}; use "
+                    f"adapters give {mb_s_text(capacity)}{host_suffix(inventory)}; use "
                     f"{recommended} adapters and measure again"
                 ),
                 facts=facts,

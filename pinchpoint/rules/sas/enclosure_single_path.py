@@ -15,6 +15,7 @@ from pinchpoint.rules.derived.breakdown import breakdown, group_figures
 from pinchpoint.rules.derived.chains import daisy_chains
 from pinchpoint.rules.derived.hba_ports import hba_ports
 from pinchpoint.rules.sas.wording import and_join
+from pinchpoint.units import latency_text
 
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
@@ -94,20 +95,18 @@ def _queue_evidence(enclosure: Enclosure, context: RuleContext) -> Evidence | No
     )
     peer_shares = [g.share_slower for g in peers if g.share_slower is not None]
     if own.share_slower is not None and peer_shares:
-        threshold_ms = context.slower_than_s * 1000
+        threshold = latency_text(context.slower_than_s)
         peer_share = median(peer_shares)
         facts += [
+            Fact(name=f"I/Os slower than {threshold}", value=_pct(own.share_slower), unit="%"),
             Fact(
-                name=f"I/Os slower than {threshold_ms:g} ms", value=_pct(own.share_slower), unit="%"
-            ),
-            Fact(
-                name=f"peers' median share slower than {threshold_ms:g} ms",
+                name=f"peers' median share slower than {threshold}",
                 value=_pct(peer_share),
                 unit="%",
             ),
         ]
         summary += (
-            f"; {_pct(own.share_slower):g} % of its I/Os took longer than {threshold_ms:g} ms "
+            f"; {_pct(own.share_slower):g} % of its I/Os took longer than {threshold} "
             f"against {_pct(peer_share):g} %"
         )
     enclosures = {e.id: e for e in context.inventory.sas.enclosures}

@@ -9,6 +9,7 @@ from pinchpoint.model.findings import Evidence, Fact, Severity
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext
 from pinchpoint.rules.sas.phys import phys_with_refs
 from pinchpoint.stats.sas_phys import phy_downgrade
+from pinchpoint.units import gbps_text
 
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
@@ -20,13 +21,17 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
             continue
         yield Hit(
             entity=ref,
-            title=f"{ref.name} runs at {slow.negotiated_gbps:g} of {slow.both_gbps:g} Gbit/s",
+            title=(
+                f"{ref.name} runs at {gbps_text(slow.negotiated_gbps)} of "
+                f"{gbps_text(slow.both_gbps)}"
+            ),
             evidence=[
                 Evidence(
                     summary=(
-                        f"{ref.name} negotiated {slow.negotiated_gbps:g} Gbit/s; it can do "
-                        f"{slow.own_max_gbps:g} and its far end "
-                        f"({phy.far_end_max_source or 'unknown'}) {slow.far_end_max_gbps:g}: the "
+                        f"{ref.name} negotiated {gbps_text(slow.negotiated_gbps)}; it can do "
+                        f"{gbps_text(slow.own_max_gbps)} and its far end "
+                        f"({phy.far_end_max_source or 'unknown'}) "
+                        f"{gbps_text(slow.far_end_max_gbps)}: the "
                         f"lane lost speed, usually a damaged or loose cable"
                     ),
                     facts=[
@@ -53,7 +58,7 @@ RULE = Rule(
     doc=(
         "A lane that negotiates below the speed both its ends can do has lost signal quality "
         "(a damaged cable, a dirty or loose connector). A rate below this end's maximum alone "
-        "is not a fault: a 12 Gbit/s HBA phy on a 6 Gbit/s expander runs at 6 Gbit/s by design "
+        "is not a fault: a 12 Gb/s HBA phy on a 6 Gb/s expander runs at 6 Gb/s by design "
         "(the real capture of a SAS9400 behind an LSI SAS2X36 shows exactly that). The far "
         "end's maximum comes from the expander's phys or its product; where it is unknown the "
         "phy is not judged."

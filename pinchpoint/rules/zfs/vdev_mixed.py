@@ -12,8 +12,7 @@ from pinchpoint.model.zfs import Pool, Vdev
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext, Threshold
 from pinchpoint.rules.derived.disk_names import disk_names
 from pinchpoint.rules.zfs.devices import Device, devices
-
-GB = 1000**3
+from pinchpoint.units import capacity_text
 
 
 def _kind(device: Device, health_by_id: Mapping[str, DiskHealth]) -> str | None:
@@ -29,9 +28,9 @@ def _kind(device: Device, health_by_id: Mapping[str, DiskHealth]) -> str | None:
     return "HDD" if device.disk.rotational else None
 
 
-def _size_gb(device: Device) -> float | None:
+def _size_bytes(device: Device) -> int | None:
     size = device.disk.size_bytes if device.disk is not None else None
-    return size / GB if size else None
+    return size or None
 
 
 def _vdev_ref(pool: Pool, vdev: Vdev) -> EntityRef:
@@ -54,7 +53,7 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
             if len(members) < 2:
                 continue
             kinds = Counter(k for d in members if (k := _kind(d, health_by_id)))
-            sizes = [s for d in members if (s := _size_gb(d))]
+            sizes = [s for d in members if (s := _size_bytes(d))]
             spread = (max(sizes) - min(sizes)) / max(sizes) * 100 if len(sizes) > 1 else 0.0
             mixed_kinds = len(kinds) > 1
             mixed_sizes = spread > limits.number("max_capacity_spread_pct", top.id)
@@ -67,15 +66,16 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                 facts.append(Fact(name="kinds", value=len(kinds)))
             if mixed_sizes:
                 parts.append(
-                    f"capacities {min(sizes):,.0f} to {max(sizes):,.0f} GB "
-                    f"({spread:.0f} % apart): the vdev holds only {min(sizes):,.0f} GB per disk"
+                    f"capacities {capacity_text(min(sizes))} to {capacity_text(max(sizes))} "
+                    f"({spread:.0f} % apart): the vdev holds only {capacity_text(min(sizes))} "
+                    "per disk"
                 )
                 facts.append(Fact(name="capacity spread", value=round(spread, 1), unit="%"))
             facts += [
                 Fact(
                     name="member",
                     value=f"{_kind(d, health_by_id) or 'unknown kind'}, "
-                    + (f"{s:,.0f} GB" if (s := _size_gb(d)) else "size unknown"),
+                    + (capacity_text(s) if (s := _size_bytes(d)) else "size unknown"),
                     entity=d.ref,
                 )
                 for d in members

@@ -121,7 +121,9 @@ def test_not_a_snapshot_is_exit_2(tmp_path: Path) -> None:
     for args in ([str(junk), str(SERIES)], [str(empty), str(SERIES)]):
         result = runner.invoke(app, ["stats", "diff", *args])
         assert result.exit_code == 2, result.output
-        assert "error:" in result.output
+        line = said(result.output)
+        assert line.count("error:") == 1, line
+        assert line.count("pinchpoint capture") == 1, line  # the advice once, not twice
 
 
 def test_garbled_archive_is_exit_2(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ EMULEX = FIXTURES / "snapshots" / "procfs-mpt3sas"
 def test_a_port_at_8_of_16_gbit_is_downgraded(port_down: Path) -> None:
     found = findings(host_context(port_down, statistics=False), "fc.port.downgraded")
     assert len(found) == 1
-    assert found[0].title == "FC port host0 at 8 Gbit/s of 16"
+    assert found[0].title == "FC port host0 at 8 Gb/s of 16 Gb/s"
 
 
 def test_real_emulex_at_16_of_16_gbit_is_not_downgraded() -> None:

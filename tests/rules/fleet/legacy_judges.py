@@ -23,6 +23,7 @@ from pinchpoint.rules.derived.firmware import (
 )
 from pinchpoint.rules.derived.nics import nic_model_key
 from pinchpoint.rules.engine import evaluate, fleet_context
+from pinchpoint.units import link_speed_text
 
 
 def nic_peer_outlier(hosts: Mapping[str, Inventory]) -> Iterator[Hit]:
@@ -51,14 +52,15 @@ def nic_peer_outlier(hosts: Mapping[str, Inventory]) -> Iterator[Hit]:
                 entity=entity,
                 key=f"{host}/{nic.id}",
                 title=(
-                    f"{entity.name} runs at {speed} Mb/s; {len(peers)} identical NICs on "
-                    f"{len(peer_hosts)} other hosts run at {usual} Mb/s"
+                    f"{entity.name} runs at {link_speed_text(speed)}; {len(peers)} identical NICs "
+                    f"on {len(peer_hosts)} other hosts run at {link_speed_text(usual)}"
                 ),
                 evidence=[
                     Evidence(
                         summary=(
                             f"{driver} {model}: {len(peers)} of {len(members)} running NICs "
-                            f"in the fleet are at {usual} Mb/s, this one at {speed} Mb/s"
+                            f"in the fleet are at {link_speed_text(usual)}, this one at "
+                            f"{link_speed_text(speed)}"
                         ),
                         facts=[
                             Fact(name="negotiated speed", value=speed, unit="Mb/s"),

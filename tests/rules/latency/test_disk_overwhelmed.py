@@ -37,7 +37,7 @@ def test_field_case_2_luns_queue_hundreds_at_hundreds_of_ms(san: RuleContext) ->
     queue, latency = facts["mean queue"], facts["mean latency"]
     assert isinstance(queue, float) and queue > 100
     assert isinstance(latency, float) and latency > 100
-    assert "above 64 KB" in evidence.summary
+    assert "above 64 KiB" in evidence.summary
 
 
 def test_the_critical_line_depends_on_the_io_size(san: RuleContext) -> None:

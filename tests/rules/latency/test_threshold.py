@@ -3,6 +3,8 @@ by absolute limits like any other device (their pool's write-back aside)."""
 
 from __future__ import annotations
 
+import re
+
 from fixture_paths import FIXTURES
 
 from pinchpoint.checks.collect.imports import import_stats
@@ -74,7 +76,10 @@ def test_the_demo_write_back_is_not_judged_by_absolute_latency(demo: RuleContext
     assert len(plain) == 6
     by_name = {f.entity.name: f for f in plain}
     assert by_name["JBOD-003"].severity is Severity.CRITICAL
-    assert "writes of 60 disks average" in by_name["JBOD-003"].title
+    assert re.fullmatch(
+        r"JBOD-003: writes of 60 disks average [\d.,]+ (ms|s) \(limit 25 ms\)",
+        by_name["JBOD-003"].title,
+    ), by_name["JBOD-003"].title
     facts = {f.name: f.value for f in by_name["JBOD-012"].evidence[0].facts}
     latency = facts["mean write latency"]
     assert isinstance(latency, float) and latency > 300  # 1 path for 240 disks
@@ -90,7 +95,13 @@ def test_perfmon_volume_stands_alone_and_honours_a_per_volume_limit() -> None:
     by_id = {f.entity.id: f for f in default}
     assert sorted(by_id) == ["volume:LogicalDisk(H:)", "volume:PhysicalDisk(1 H:)"]
     assert by_id["volume:LogicalDisk(H:)"].severity is Severity.CRITICAL
-    assert "reads average" in by_id["volume:LogicalDisk(H:)"].title
+    # latencies and limits as units.py says them (µs/ms/s by magnitude), not "421.3 ms"
+    assert by_id["volume:LogicalDisk(H:)"].title == (
+        "LogicalDisk(H:): reads average 421 ms (limit 25 ms)"
+    )
+    assert "warning above 15 ms, critical above 25 ms" in (
+        by_id["volume:LogicalDisk(H:)"].evidence[0].summary
+    )
     log_volume = {
         "entity": "volume:LogicalDisk(H:)",
         "read_warning_ms": 5000.0,

@@ -19,7 +19,7 @@ def test_degraded_bonds(hosts: dict[str, RuleContext]) -> None:
     assert "ens2 down" in bond0.summary
     assert "ens3 listed but no longer present" in bond0.summary
     assert found["bond0"].title == "bond0: 2 of 4 members working"
-    assert "ens4f1 at 1000 Mb/s against 10000 Mb/s" in found["bond1"].evidence[0].summary
+    assert "ens4f1 at 1 Gb/s against 10 Gb/s" in found["bond1"].evidence[0].summary
 
 
 def test_real_bonding_file_with_a_member_down(tmp_path: Path) -> None:

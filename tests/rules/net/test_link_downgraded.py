@@ -20,7 +20,7 @@ def test_real_1g_nic_at_100m_is_downgraded(tmp_path: Path) -> None:
     )
     (finding,) = by_rule(context, "net.link.downgraded").values()
     assert finding.severity is Severity.WARNING
-    assert finding.title == "eth0 runs at 100 Mb/s, it supports 1000 Mb/s"
+    assert finding.title == "eth0 runs at 100 Mb/s, it supports 1 Gb/s"
     (evidence,) = finding.evidence
     assert "link partner advertises no more than 100 Mb/s" in evidence.summary
     facts = {f.name: f.value for f in evidence.facts}
@@ -54,7 +54,7 @@ def test_field_case_3_with_its_traffic(hosts: dict[str, RuleContext]) -> None:
     facts = {f.name: f.value for f in finding.evidence[0].facts}
     assert facts["sent"] == pytest.approx(11.75, abs=0.1)
     assert facts["utilisation (busier direction)"] == pytest.approx(94, abs=1)
-    assert "it carried 11.75 MB/s, 94 %" in finding.evidence[0].summary
+    assert "it carried 11.8 MB/s, 94 %" in finding.evidence[0].summary
     peers = finding.evidence[1]
     assert sorted(p.name.split()[0] for p in peers.peers) == ["enp2s0f0", "enp2s0f1", "enp2s0f2"]
     assert {f.name: f.value for f in peers.facts}["peers' speed"] == 1000
@@ -68,7 +68,7 @@ def test_cable_suspected_when_both_ends_advertise_more(tmp_path: Path) -> None:
     nic.settings.partner_link_modes = list(nic.settings.advertised_link_modes)
     nic.speed_mbps = 100
     (finding,) = by_rule(context, "net.link.downgraded").values()
-    assert "both ends advertise up to 1000 Mb/s" in finding.evidence[0].summary
+    assert "both ends advertise up to 1 Gb/s" in finding.evidence[0].summary
     assert "cable" in finding.evidence[0].summary
 
 
@@ -76,7 +76,7 @@ def test_forced_speed_and_restricted_advertising(hosts: dict[str, RuleContext]) 
     found = by_rule(hosts["degraded_network"], "net.link.downgraded")
     assert set(found) == {"eno1", "ens4f1"}
     assert "auto-negotiation is off" in found["eno1"].evidence[0].summary
-    assert "advertises no more than 1000 Mb/s" in found["ens4f1"].evidence[0].summary
+    assert "advertises no more than 1 Gb/s" in found["ens4f1"].evidence[0].summary
 
 
 def test_locally_restricted_advertising_is_info(tmp_path: Path) -> None:
@@ -84,4 +84,4 @@ def test_locally_restricted_advertising_is_info(tmp_path: Path) -> None:
     context = RuleContext(inventory=collect_inventory(SnapshotSource(SNAPSHOTS / "procfs-e1000e")))
     (finding,) = by_rule(context, "net.link.downgraded").values()
     assert finding.severity is Severity.INFO
-    assert "this host advertises no more than 1000 Mb/s" in finding.evidence[0].summary
+    assert "this host advertises no more than 1 Gb/s" in finding.evidence[0].summary

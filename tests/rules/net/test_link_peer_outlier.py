@@ -44,7 +44,7 @@ def test_field_case_3_peers_are_identical_nics(hosts: dict[str, RuleContext]) ->
     """downgraded_nic.toml: eno1 (igb, I350) is compared with the three I350 ports."""
     (finding,) = by_rule(hosts["downgraded_nic"], "net.link.peer_outlier").values()
     assert finding.entity.name == "eno1 on downgraded-nic-host"
-    assert finding.title == "eno1 runs at 100 Mb/s, its identical peers at 1000 Mb/s"
+    assert finding.title == "eno1 runs at 100 Mb/s, its identical peers at 1 Gb/s"
 
 
 @pytest.mark.parametrize(

@@ -75,7 +75,7 @@ def test_two_cards_behind_one_link(hosts: dict[str, RuleContext]) -> None:
     assert finding.entity.id == "pci:0000:00:02.0"
     assert finding.entity.name == "0000:00:02.0 (NIC ens2f0, ens2f1; NIC ens3f0, ens3f1)"
     assert (
-        finding.title == "0000:00:02.0: 2 devices need 100.0 Gb/s, their shared link carries 63.0"
+        finding.title == "0000:00:02.0: 2 devices need 100 Gb/s, their shared link carries 63 Gb/s"
     )
     (evidence,) = finding.evidence
     facts = {f.name: f.value for f in evidence.facts if f.entity is None}

@@ -33,6 +33,7 @@ def test_a_lane_slower_than_both_its_ends_is_a_downgraded_link(
     assert [f.rule for f in findings] == ["sas.link.downgraded"]
     finding = findings[0]
     assert finding.entity.name == "0000:03:00.0 SAS9300-8e connector 0 phy 2"
+    assert finding.title == "0000:03:00.0 SAS9300-8e connector 0 phy 2 runs at 6 Gb/s of 12 Gb/s"
     facts = {f.name: f.value for f in finding.evidence[0].facts}
     assert facts["negotiated"] == 6.0
     assert facts["this end's maximum"] == 12.0

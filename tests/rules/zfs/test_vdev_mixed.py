@@ -16,7 +16,7 @@ def test_every_mirror_of_an_hdd_and_an_ssd_is_mixed(mixed: Inventory) -> None:
     assert first.title == "pool tank mirror-0 mixes disk kinds and capacities"
     summary = first.evidence[0].summary
     assert "1 × HDD 7200 rpm, 1 × SSD" in summary
-    assert "the vdev holds only 3,841 GB per disk" in summary
+    assert "the vdev holds only 3.49 TiB per disk" in summary
     members = {f.entity.name for f in first.evidence[0].facts if f.entity is not None}
     assert members == {"JBOD-L slot 0 (SLOT 01)", "JBOD-R slot 0 (SLOT 01)"}
 

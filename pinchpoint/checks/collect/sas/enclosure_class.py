@@ -50,6 +50,7 @@ class SesFacts:
     nickname: str | None = None
     slot_count: int | None = None
     expander_elements: int | None = None
+    io_modules: int | None = None  # I/O modules the configuration page declares
     dual_ported_slots: int = 0  # slots whose device shows two phys with addresses (aes)
     in_enclosure_class: bool = False
     slots: dict[int, SlotFacts] = field(default_factory=dict)

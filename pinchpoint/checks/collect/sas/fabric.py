@@ -393,8 +393,11 @@ class FabricBuilder:
                 reporter = next((s.id for s in enc.ses_devices if f.hctl in s.hctls), f.hctl)
                 enc.elements = [e.model_copy(update={"reported_by": reporter}) for e in f.elements]
                 enc.status_summary = list(f.status_summary)
+        declared = [f.io_modules for f in facts if f.io_modules]
         elements = [f.expander_elements for f in facts if f.expander_elements]
-        if elements:
+        if declared:
+            enc.io_modules = max(enc.io_modules or 0, max(declared))
+        elif elements:  # no count of I/O modules: two expanders or more make two at most
             enc.io_modules = max(enc.io_modules or 0, min(max(elements), 2))
 
     def _slots(
@@ -607,9 +610,12 @@ class FabricBuilder:
         if len(enc.ses_devices) >= 2:
             return 2, f"{len(enc.ses_devices)} I/O modules answer as SES devices"
         facts = [f for s in enc.ses_devices for h in s.hctls if (f := self.ses.get(h))]
+        declared = max((f.io_modules or 0 for f in facts), default=0)
+        if declared >= 2:
+            return 2, f"its SES configuration declares {declared} I/O modules"
         elements = max((f.expander_elements or 0 for f in facts), default=0)
-        if elements >= 2:
-            return 2, f"its SES configuration lists {elements} SAS expanders (I/O modules)"
+        if not declared and elements >= 2:  # I/O modules not counted: expanders hint at two
+            return 2, f"its SES configuration lists {elements} SAS expanders"
         dual = max((f.dual_ported_slots for f in facts), default=0)
         if dual:
             return 2, f"SES lists {dual} slots holding dual-ported disks"

@@ -87,6 +87,7 @@ def apply_pages(facts: SesFacts, pages: SesPages) -> None:
         facts.revision = pages.cf.revision or facts.revision
         facts.slot_count = pages.cf.slot_count or facts.slot_count
         facts.expander_elements = pages.cf.expander_count
+        facts.io_modules = pages.cf.io_module_count
     if facts.logical_id is None:
         for page in (pages.aes, pages.es, pages.ed, pages.snic):
             if page is not None and page.primary_logical_id:

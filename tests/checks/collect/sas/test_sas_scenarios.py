@@ -16,7 +16,7 @@ from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.problems import ProblemKind
 from pinchpoint.model.sas import Enclosure
-from pinchpoint.simulator import demo_spec, load_spec, write_snapshot
+from pinchpoint.simulator import demo_spec, load_spec, spec_from_data, write_snapshot
 
 
 def simulate(tmp: Path, spec_name: str | None) -> Path:
@@ -68,9 +68,48 @@ def test_demo_jbods_003_and_012_have_one_path_of_two(demo: Inventory) -> None:
     enclosures = by_name(demo)
     for name in ("JBOD-003", "JBOD-012"):
         assert (enclosures[name].hba_ports, enclosures[name].hba_ports_expected) == (1, 2)
-        assert "SAS expanders" in enclosures[name].hba_ports_expected_reason
+        # the H4060-J has three expanders per I/O module: the reason counts the modules
+        assert enclosures[name].hba_ports_expected_reason == (
+            "its SES configuration declares 2 I/O modules"
+        )
+        assert enclosures[name].io_modules == 2
     for name in ("JBOD-001", "JBOD-002", "JBOD-007", "JBOD-00B"):
         assert (enclosures[name].hba_ports, enclosures[name].hba_ports_expected) == (2, 2)
+
+
+def cabled_through_module_a(
+    tmp_path: Path, *, io_modules: int, expanders_per_io_module: int
+) -> Enclosure:
+    """A small JBOD cabled to one HBA through its I/O module A only, as collected."""
+    spec = spec_from_data(
+        {
+            "host": {"hostname": "one-jbod"},
+            "hba": [{"name": "hba1", "pci_address": "0000:03:00.0"}],
+            "enclosure": [
+                {
+                    "name": "JBOD-1",
+                    "bays": 4,
+                    "io_modules": io_modules,
+                    "expanders_per_io_module": expanders_per_io_module,
+                }
+            ],
+            "chain": [{"hba": "hba1", "io_module": "A", "enclosures": ["JBOD-1"]}],
+        }
+    )
+    write_snapshot(spec, tmp_path / "one-jbod")
+    (enclosure,) = collect_inventory(SnapshotSource(tmp_path / "one-jbod")).sas.enclosures
+    return enclosure
+
+
+def test_a_two_module_single_expander_jbod_expects_two_paths(tmp_path: Path) -> None:
+    enclosure = cabled_through_module_a(tmp_path, io_modules=2, expanders_per_io_module=1)
+    assert (enclosure.hba_ports, enclosure.hba_ports_expected) == (1, 2)
+    assert enclosure.hba_ports_expected_reason == "its SES configuration declares 2 I/O modules"
+
+
+def test_a_one_module_jbod_of_three_expanders_expects_one_path(tmp_path: Path) -> None:
+    enclosure = cabled_through_module_a(tmp_path, io_modules=1, expanders_per_io_module=3)
+    assert (enclosure.hba_ports, enclosure.hba_ports_expected, enclosure.io_modules) == (1, 1, 1)
 
 
 def test_demo_disks_carry_their_enclosure_hba_port_count(demo: Inventory) -> None:

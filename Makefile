@@ -68,6 +68,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/inventory_bench.py
 	$(BIN)/python bench/ebpf_overhead.py
 	$(BIN)/python bench/api_load_bench.py
+	$(BIN)/python bench/cached_get_cost_bench.py
 	$(BIN)/python bench/swap_pause_bench.py
 	$(BIN)/python bench/cli_start_bench.py
 	$(BIN)/python bench/check_bench.py

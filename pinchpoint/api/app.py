@@ -18,6 +18,7 @@ from pinchpoint.api import api_docs, web
 from pinchpoint.api.allow import AllowedMethods
 from pinchpoint.api.browser_safety import AllowedHosts, SecurityHeaders
 from pinchpoint.api.cached import prepare_view
+from pinchpoint.api.fast_reads import CachedReads
 from pinchpoint.api.heavy import HeavyLimit
 from pinchpoint.api.limits import BodyLimit, JsonDepthLimit
 from pinchpoint.api.problems import Problem, install_problem_handlers
@@ -221,6 +222,9 @@ def create_app(service: Service, *, manage: bool = True, first_sweep: bool = Tru
         default_bytes=service.settings.max_body_bytes,
         upload_bytes=service.settings.max_upload_bytes,
     )
+    # the hottest reads answered from memory without FastAPI's routing (api/fast_reads.py),
+    # inside the Host check and the safety headers, outside what only bodies need
+    app.add_middleware(CachedReads, service=service)
     app.add_middleware(AllowedHosts, allowed=service.settings.resolved_allowed_hosts())
     app.add_middleware(SecurityHeaders)  # outermost: on every answer, refusals included
     app.openapi = lambda: documented_openapi(app)  # type: ignore[method-assign]

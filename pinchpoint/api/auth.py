@@ -10,9 +10,11 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security.utils import get_authorization_scheme_param
 
 from pinchpoint.api.problems import ProblemError
 from pinchpoint.service.runtime import Service
+from pinchpoint.service.settings import ServiceSettings
 
 bearer = HTTPBearer(auto_error=False, description="`Authorization: Bearer <token>`")
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
@@ -39,16 +41,37 @@ def _token(credentials: HTTPAuthorizationCredentials | None) -> str:
     return credentials.credentials
 
 
+def _may_read(settings: ServiceSettings, token: str) -> bool:
+    read = settings.read_token.get_secret_value() if settings.read_token else None
+    admin = settings.admin_token.get_secret_value() if settings.admin_token else None
+    return _matches(token, read) | _matches(token, admin)  # both compared, always
+
+
 async def require_read(request: Request, credentials: Credentials) -> None:
     """Reads: the read or the admin token, or nothing when reads are open on loopback."""
     settings = _service(request).settings
     if settings.reads_open and credentials is None:
         return
-    token = _token(credentials)
-    read = settings.read_token.get_secret_value() if settings.read_token else None
-    admin = settings.admin_token.get_secret_value() if settings.admin_token else None
-    if not (_matches(token, read) | _matches(token, admin)):  # both compared, always
+    if not _may_read(settings, _token(credentials)):
         raise ProblemError(401, "unauthorized", "the token is not valid here", CHALLENGE)
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an `Authorization` header, read as `bearer` reads it: None unless the
+    header is `Bearer <token>` (any case) with a token."""
+    scheme, token = get_authorization_scheme_param(authorization)
+    if not (authorization and scheme and token) or scheme.lower() != "bearer":
+        return None
+    return token
+
+
+def read_allowed(settings: ServiceSettings, authorization: str | None) -> bool:
+    """Whether `require_read` lets a request with this `Authorization` header (None: none)
+    through, for the paths that answer below FastAPI's routing (api/fast_reads.py)."""
+    token = bearer_token(authorization)
+    if token is None:
+        return settings.reads_open
+    return _may_read(settings, token)
 
 
 async def require_admin(request: Request, credentials: Credentials) -> None:

@@ -28,8 +28,13 @@ async def current_view(service: Service, host: str | None) -> HostView | None:
     return service.fresh_view(host) or await run_in_threadpool(service.view, host)
 
 
+def gzip_in(accept_encoding: str) -> bool:
+    """Whether an `Accept-Encoding` header's value asks for gzip."""
+    return "gzip" in accept_encoding.lower()
+
+
 def accepts_gzip(request: Request) -> bool:
-    return "gzip" in request.headers.get("accept-encoding", "").lower()
+    return gzip_in(request.headers.get("accept-encoding", ""))
 
 
 def report_json(view: HostView) -> bytes:
@@ -72,15 +77,21 @@ def age_headers(view: HostView) -> dict[str, str]:
     }
 
 
-def cached_json(
-    request: Request, view: HostView, key: str, render: Callable[[], bytes]
-) -> Response:
-    """`render()`'s JSON for `view`, compressed when the client accepts gzip; both computed
-    once per report."""
+def json_answer(view: HostView, key: str, render: Callable[[], bytes], gzip: bool) -> Response:
+    """`render()`'s JSON for `view`, compressed when `gzip` (the client accepts it) and worth
+    it; both computed once per report. The one place these answers are made: the routes and
+    the paths below FastAPI's routing (api/fast_reads.py) answer the same bytes and headers."""
     body = view.cached(key, render)
     headers = {**age_headers(view), "Vary": "Accept-Encoding"}
-    if len(body) > GZIP_ABOVE_BYTES and accepts_gzip(request):
+    if len(body) > GZIP_ABOVE_BYTES and gzip:
         packed = view.cached(f"{key}.gz", lambda: _packed(body))
         headers["Content-Encoding"] = "gzip"
         return Response(packed, media_type="application/json", headers=headers)
     return Response(body, media_type="application/json", headers=headers)
+
+
+def cached_json(
+    request: Request, view: HostView, key: str, render: Callable[[], bytes]
+) -> Response:
+    """`render()`'s JSON for `view`, compressed when the client accepts gzip."""
+    return json_answer(view, key, render, accepts_gzip(request))

@@ -20,6 +20,29 @@ router = APIRouter(prefix="/v1", tags=["findings"])
 
 
 FINDINGS_PAGE = TypeAdapter(Page[FindingRecord])
+DEFAULT_LIMIT = 100
+
+
+def findings_key(
+    host: str | None,
+    severity: Severity | None,
+    rule: str | None,
+    entity: str | None,
+    state: FindingState | None,
+    limit: int,
+    offset: int,
+) -> tuple[object, ...]:
+    """What a page of findings is kept under in `service.recent_answers`."""
+    return ("findings", host, severity, rule, entity, state, limit, offset)
+
+
+# `GET /v1/findings` without parameters: the key api/fast_reads.py looks its kept answer up by
+FIRST_PAGE = findings_key(None, None, None, None, None, DEFAULT_LIMIT, 0)
+
+
+def findings_response(body: bytes) -> Response:
+    """A page of findings' answer (the same from the route and from api/fast_reads.py)."""
+    return Response(body, media_type="application/json")
 
 
 @router.get("/findings", response_model=Page[FindingRecord], dependencies=[ReadAccess])
@@ -30,7 +53,7 @@ async def list_findings(
     rule: Annotated[str | None, Query(description="Rule id")] = None,
     entity: Annotated[str | None, Query(description="Entity id, or part of its name")] = None,
     state: Annotated[FindingState | None, Query()] = None,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    limit: Annotated[int, Query(ge=1, le=1000)] = DEFAULT_LIMIT,
     offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
 ) -> Response:
     """Findings with their state, first and last seen and how many reports held them (read
@@ -48,12 +71,12 @@ async def list_findings(
         )
         return FINDINGS_PAGE.dump_json(found)
 
-    key = ("findings", host, severity, rule, entity, state, limit, offset)
+    key = findings_key(host, severity, rule, entity, state, limit, offset)
     generation = service.changes
     body = service.recent_answers.peek(key, generation)  # no thread hop for a kept answer
     if body is None:
         body = await run_in_threadpool(service.recent_answers.get, key, generation, page)
-    return Response(body, media_type="application/json")
+    return findings_response(body)
 
 
 class MuteRequest(BaseModel):

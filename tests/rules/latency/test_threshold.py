@@ -216,7 +216,7 @@ def test_lvm_over_a_slow_array_and_a_slow_crypt_layer(stacked_host: RuleContext)
     assert "its member md array md1 (raid1) took" in lvm.evidence[-1].summary
     crypt = found["dm-crypt volume luks-scratch (dm-1)"]
     assert "spent in the encryption (dm-crypt)" in crypt.evidence[-1].summary
-    assert "but its member AHCI 0000:00:17.0 ata5 sde took 0.1 ms" in crypt.evidence[-1].summary
+    assert "but its member AHCI 0000:00:17.0 ata5 sde took 120 µs" in crypt.evidence[-1].summary
     assert "AES instructions" in crypt.remediation
 
 

@@ -52,10 +52,10 @@ reads = [0]
 parse_cpu = [0.0]
 
 
-def sample_file(path: str = "") -> object:
+def sample_file(path: str = "", **options: object) -> object:
     # the live read, of the snapshot's samples in turn, one second apart
     start = time.process_time()
-    table = read_diskstats_table(files[reads[0] % 7])
+    table = read_diskstats_table(files[reads[0] % 7], **options)
     table = dataclasses.replace(table, monotonic_s=float(reads[0]))
     parse_cpu[0] += time.process_time() - start
     reads[0] += 1

@@ -195,17 +195,19 @@ class IntervalSource:
     def next_tables(
         self, inventory: Inventory
     ) -> tuple[DiskstatsTable, DiskstatsTable, frozenset[str]] | None:
-        """A live host's counters at the last tick and now, and the partitions to leave out
-        (their disk's line counts them); None at the first tick, which only sets the baseline."""
-        current = read_diskstats_table()
+        """A live host's counters at the last tick and now, without the partitions (their
+        disk's line counts them), and those partitions; None at the first tick, which only sets
+        the baseline."""
+        if self._partitions is None or self._partitions[0] is not inventory:
+            names = frozenset(p.name for d in inventory.block.devices for p in d.partitions)
+            self._partitions = (inventory, names)
+        partitions = self._partitions[1]
+        current = read_diskstats_table(leave_out=partitions)  # their lines not even read
         previous, self._previous = self._previous, current
         self._recorded_latency(first=previous is None)
         if previous is None:
             return None
-        if self._partitions is None or self._partitions[0] is not inventory:
-            names = frozenset(p.name for d in inventory.block.devices for p in d.partitions)
-            self._partitions = (inventory, names)
-        return previous, current, self._partitions[1]
+        return previous, current, partitions
 
     def next(self, inventory: Inventory) -> IntervalFigures | None:
         if self.target.live:

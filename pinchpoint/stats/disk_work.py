@@ -158,7 +158,8 @@ class DiskWorkTotals:
         self._totals: dict[str, list[float]] = {}
         self._lock = threading.Lock()
         self._plan: tuple[Inventory, list[str], dict[str, str]] | None = None
-        self._live: _LivePlan | None = None
+        self._live: _LivePlan | None = None  # the plan whose disks' totals are the columns
+        self._planned: _LivePlan | None = None  # the last plan made
         self._columns: list[list[float]] = []  # the live plan's disks' totals, by counter
         self.intervals = 0  # intervals added: what a render of the totals depends on
 
@@ -170,12 +171,15 @@ class DiskWorkTotals:
         return plan[2]
 
     def _live_plan(self, inventory: Inventory, names: list[str]) -> _LivePlan:
-        """The live plan for `names`, made again (its columns folded back by disk) when the
-        inventory or the names change."""
+        """The live plan for `names`, made again when the inventory or the names change; the
+        columns are folded back by disk and made anew from the plan's disks' totals when it is
+        not the plan in use."""
         live = self._live
         if live is not None and live.inventory is inventory and live.names == names:
             return live
-        live = _LivePlan(inventory, list(names))
+        live = self._planned  # kept while a device-by-device interval has the totals by disk
+        if live is None or live.inventory is not inventory or live.names != names:
+            live = self._planned = _LivePlan(inventory, list(names))
         with self._lock:
             self._fold()
             kept = [self._totals.pop(disk, _NONE) for disk in live.disks]

@@ -46,7 +46,11 @@ from pinchpoint.service.target import HostTarget
 from pinchpoint.stats.disk_work import DiskWorkTotals
 from pinchpoint.stats.gather import gather_statistics
 from pinchpoint.stats.incremental import GroupTick, MemberColumns, TickAggregator, full_tick
-from pinchpoint.stats.iostat import table_series_figures
+from pinchpoint.stats.iostat import (
+    counter_load_columns,
+    interval_centiseconds,
+    table_series_figures,
+)
 from pinchpoint.stats.member_points import Histograms, MemberSeries
 from pinchpoint.stats.recorded import recording_delta, recording_repeated
 from pinchpoint.stats.replay import scaled
@@ -268,6 +272,17 @@ class IntervalSource:
             self._recorder = None
 
 
+def _every_load(before: DiskstatsTable, after: DiskstatsTable) -> list[list[float]] | None:
+    """`counter_load_columns` of every device of two tables listing the same devices; None
+    when they do not, or a counter went back (each user then sums its own way)."""
+    itv, _ = interval_centiseconds(before, after)
+    if itv is None or not (math.isfinite(itv) and itv > 0) or before.names != after.names:
+        return None
+    if not after.names:
+        return None
+    return counter_load_columns(before, after, range(len(after.names)), itv)
+
+
 def _member_columns(
     members: list[tuple[str, dict[Metric, float], Histograms]],
 ) -> tuple[list[str], dict[Metric, list[float]], list[Histograms] | None]:
@@ -328,10 +343,11 @@ class StatsSampler:
             if tables is None:
                 return 0
             previous, current, partitions = tables
-            self.work.add_tables(inventory, previous, current)
+            loads = _every_load(previous, current)  # once, for the disks' work and the groups
+            self.work.add_tables(inventory, previous, current, loads)
             imports = self.source.imports
             quick = self._aggregator_for(inventory).tick_tables_columns(
-                previous, current, partitions, imports, MEMBER_LEVELS
+                previous, current, partitions, imports, MEMBER_LEVELS, loads
             )
             if quick is not None:
                 groups, members, seconds = quick

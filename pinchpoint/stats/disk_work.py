@@ -95,6 +95,7 @@ class _LivePlan:
         devices = counted_devices(inventory, names)
         index = {name: at for at, name in enumerate(names)}
         self.positions = [index[name] for name in devices]  # the devices' loads, in this order
+        self.pick = _pick(self.positions) if self.positions else lambda _: ()
         slots: dict[str, list[int]] = {}
         for slot, disk in enumerate(devices.values()):
             slots.setdefault(disk, []).append(slot)
@@ -216,16 +217,24 @@ class DiskWorkTotals:
             found[i] = max(found[i], value) if i == _BUSY else found[i] + value
 
     def add_tables(
-        self, inventory: Inventory, before: DiskstatsTable, after: DiskstatsTable
+        self,
+        inventory: Inventory,
+        before: DiskstatsTable,
+        after: DiskstatsTable,
+        loads: list[list[float]] | None = None,
     ) -> None:
         """Add the interval between two reads of the live host's counters: column by column
-        when both list the same devices and no counter went back, else device by device."""
+        when both list the same devices and no counter went back, else device by device.
+        `loads` is `counter_load_columns` of every device of `after`, where the caller has it."""
         itv, _clock = interval_centiseconds(before, after)
         if itv is None or itv <= 0:
             return
         if before.names == after.names:
             live = self._live_plan(inventory, after.names)
-            loads = counter_load_columns(before, after, live.positions, itv)
+            if loads is None or len(loads[0]) != len(after.names):
+                loads = counter_load_columns(before, after, live.positions, itv)
+            else:
+                loads = [list(live.pick(column)) for column in loads]
             if loads is not None:
                 grown = live.merged(_work_columns(loads, itv / 100))
                 with self._lock:

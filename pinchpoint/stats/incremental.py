@@ -318,7 +318,7 @@ class TickAggregator:
         self.levels = tuple(levels)
         self._plan: TickPlan | None = None
         self.plans_built = 0
-        self._kept_for: tuple[list[str], Container[str], list[int]] | None = None
+        self._kept_for: tuple[list[str], Container[str], list[int], list[str]] | None = None
 
     def plan_for(self, names: Sequence[str]) -> TickPlan:
         """The plan for an interval measuring `names`: the last one while they stay the same."""
@@ -364,10 +364,12 @@ class TickAggregator:
         leave_out: Container[str],
         imports: Sequence[ImportedStats],
         members: frozenset[GroupLevel],
+        loads: list[list[float]] | None = None,
     ) -> tuple[list[GroupTick], MemberColumns | None, float] | None:
         """`tick_tables` with the groups of the `members` levels as columns (the live
         sampler's disks and LUNs), when no histogram came with the interval (else they are
-        among the groups, with theirs): the other groups, the members' columns, the seconds."""
+        among the groups, with theirs): the other groups, the members' columns, the seconds.
+        `loads` is `counter_load_columns` of every device of `after`, where the caller has it."""
         if any(entity.points for imported in imports for entity in imported.entities):
             return None
         itv, _ = interval_centiseconds(before, after)
@@ -376,10 +378,13 @@ class TickAggregator:
         s = itv / 100
         as_columns = members if not imports else frozenset()
         if before.names == after.names:  # the usual tick: the same devices, column by column
-            kept = self._kept(after.names, leave_out)
-            loads = counter_load_columns(before, after, kept, itv)
+            kept, names = self._kept(after.names, leave_out)
+            if loads is None or len(after.names) != len(loads[0]):
+                loads = counter_load_columns(before, after, kept, itv)
+            elif len(kept) != len(after.names):
+                pick = _picker(kept)
+                loads = [list(pick(column)) for column in loads]
             if loads is not None:
-                names = [after.names[position] for position in kept]
                 found = self._sums(names, _load_columns(s, loads), imports, as_columns)
                 return None if found is None else (*found, s)
         names = []
@@ -397,16 +402,17 @@ class TickAggregator:
         found = self._sums(names, columns, imports, as_columns)
         return None if found is None else (*found, s)
 
-    def _kept(self, names: list[str], leave_out: Container[str]) -> list[int]:
-        """The positions of `names` not left out, kept while the names and `leave_out` stay."""
+    def _kept(self, names: list[str], leave_out: Container[str]) -> tuple[list[int], list[str]]:
+        """The positions and names of `names` not left out, kept while the names and
+        `leave_out` stay."""
         if (
             self._kept_for is None
             or self._kept_for[1] is not leave_out
             or self._kept_for[0] != names
         ):
             kept = [at for at, name in enumerate(names) if name not in leave_out]
-            self._kept_for = (names, leave_out, kept)
-        return self._kept_for[2]
+            self._kept_for = (names, leave_out, kept, [names[at] for at in kept])
+        return self._kept_for[2], self._kept_for[3]
 
     def _sums(
         self,

@@ -25,6 +25,7 @@ checked against the real iostat in tests/stats/test_iostat_exact.py.
 from __future__ import annotations
 
 import operator
+from array import array
 import re
 from collections.abc import Container, Iterable, Sequence
 from datetime import datetime
@@ -244,6 +245,11 @@ _LOAD_COUNTERS = tuple(c for c in range(COUNTERS) if c != _IN_FLIGHT)
 _LOAD_FIGURES = (0, 2, 3, 4, 6, 7, _IO_MS, 10)  # the counters `counter_load` computes from
 
 
+def _every(values: array[int]) -> array[int]:
+    """Every value: the pick of all positions."""
+    return values
+
+
 def counter_load_columns(
     before: DiskstatsTable, after: DiskstatsTable, positions: Sequence[int], itv: float
 ) -> list[list[float]] | None:
@@ -259,6 +265,8 @@ def counter_load_columns(
     first = positions[0]
     many = len(positions) > 1
     pick = operator.itemgetter(*positions) if many else operator.itemgetter(slice(first, first + 1))
+    if positions == range(len(after.names)):  # every device, in order: nothing to pick
+        pick = _every
     deltas: dict[int, list[int]] = {}
     for counter in _LOAD_COUNTERS:
         start = 2 + counter

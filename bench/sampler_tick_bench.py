@@ -59,7 +59,8 @@ inventory = collect_inventory(SnapshotSource(snapshot))
 from pinchpoint.performance import settle_heap
 settle_heap()
 import os
-files = [f"{snapshot}/samples/{n}/proc/diskstats" for n in range(len(os.listdir(f"{snapshot}/samples")))]
+samples = len(os.listdir(f"{snapshot}/samples"))
+files = [f"{snapshot}/samples/{n}/proc/diskstats" for n in range(samples)]
 reads = [0]
 parse_cpu = [0.0]
 

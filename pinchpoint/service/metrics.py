@@ -22,10 +22,11 @@ ones only; PCIe functions leave out SR-IOV virtual functions; disk work is per w
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from operator import attrgetter
+from typing import cast
 
 from prometheus_client.core import (
     CounterMetricFamily,
@@ -526,9 +527,12 @@ class _WorkText:
         return "".join(
             [
                 f"# HELP {name} {help_text}\n# TYPE {name} counter\n",
-                *[f"{name}{_disk_label(w.disk)} {floatToGoString(get(w))}\n" for w in self.work],
+                *[f"{name}{_disk_label(w.disk)} {_go_float(get(w))}\n" for w in self.work],
             ]
         )
+
+
+_go_float = cast(Callable[[float], str], floatToGoString)  # how the text format writes a value
 
 
 @lru_cache(maxsize=16384)
@@ -723,13 +727,13 @@ def text_exposition(data: MetricsInput) -> bytes:
     for family in _HostCollector(data, work_as_text=True).collect():
         if isinstance(family, _WorkText):
             if run:
-                parts.append(generate_latest(_Run(run)))  # type: ignore[arg-type]
+                parts.append(generate_latest(_Run(run)))
                 run = []
             parts.append(family.text().encode())
         else:
             run.append(family)
     if run:
-        parts.append(generate_latest(_Run(run)))  # type: ignore[arg-type]
+        parts.append(generate_latest(_Run(run)))
     return b"".join(parts)
 
 

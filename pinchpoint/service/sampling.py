@@ -290,9 +290,7 @@ def _member_columns(
     disk has no value), and their histograms (None when none has any)."""
     entities = [entity for entity, _, _ in members]
     metrics = dict.fromkeys(metric for _, values, _ in members for metric in values)
-    columns = {
-        metric: [values.get(metric, _NAN) for _, values, _ in members] for metric in metrics
-    }
+    columns = {metric: [values.get(metric, _NAN) for _, values, _ in members] for metric in metrics}
     histograms = [own for _, _, own in members]
     return entities, columns, histograms if any(histograms) else None
 
@@ -391,12 +389,13 @@ class StatsSampler:
         host = host or inventory.host.hostname or ""
         start = int(now.timestamp()) // GROUP_BUCKET_S * GROUP_BUCKET_S
         with self._lock:
-            done = self._pending
-            if done is not None and (done.host, done.start_s) == (host, start):
+            current = self._pending
+            if current is not None and (current.host, current.start_s) == (host, start):
                 done = None
-            else:
-                self._pending = _PendingBucket(host, start)
-            pending = self._pending.points
+            else:  # a new bucket: the one filled so far is written once the lock is let go
+                done, current = current, _PendingBucket(host, start)
+                self._pending = current
+            pending = current.points
             for group in groups:
                 self.names[group.id] = (group.level, group.name)
                 histograms = {}
@@ -422,7 +421,9 @@ class StatsSampler:
                     fold_into(point, seconds, group.values, histograms)
                     stored += 1
             if members is not None:
-                self.names.update(zip(members.ids, zip(members.levels, members.names)))
+                self.names.update(
+                    zip(members.ids, zip(members.levels, members.names, strict=True), strict=True)
+                )
                 self.members.add_columns(now, seconds, members.ids, members.values)
             else:
                 self.members.add_columns(now, seconds, *_member_columns(ticks))

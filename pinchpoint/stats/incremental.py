@@ -132,9 +132,7 @@ class _MemberPlan:
                 _READ_KBPS: [v * KIB_PER_MB for v in read_mb_s],
                 _WRITE_KBPS: [v * KIB_PER_MB for v in write_mb_s],
                 _QUEUE: [q / n for q, n in zip(queue, self.measured, strict=True)],
-                _LATENCY_MS: [
-                    w / n if n > 0 else _NAN for w, n in zip(waited, ios, strict=True)
-                ],
+                _LATENCY_MS: [w / n if n > 0 else _NAN for w, n in zip(waited, ios, strict=True)],
                 _UTIL_PCT: [u / n for u, n in zip(util, self.devices, strict=True)],
             },
         )

@@ -25,9 +25,9 @@ checked against the real iostat in tests/stats/test_iostat_exact.py.
 from __future__ import annotations
 
 import operator
-from array import array
 import re
-from collections.abc import Container, Iterable, Sequence
+from array import array
+from collections.abc import Callable, Container, Iterable, Sequence
 from datetime import datetime
 from itertools import compress, islice, pairwise
 from typing import Protocol
@@ -263,10 +263,13 @@ def counter_load_columns(
     old, new = before.numbers, after.numbers
     # itemgetter of one position would give the number, not a sequence: a slice then
     first = positions[0]
-    many = len(positions) > 1
-    pick = operator.itemgetter(*positions) if many else operator.itemgetter(slice(first, first + 1))
+    pick: Callable[[array[int]], Sequence[int]]
     if positions == range(len(after.names)):  # every device, in order: nothing to pick
         pick = _every
+    elif len(positions) > 1:
+        pick = operator.itemgetter(*positions)
+    else:
+        pick = operator.itemgetter(slice(first, first + 1))
     deltas: dict[int, list[int]] = {}
     for counter in _LOAD_COUNTERS:
         start = 2 + counter

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from datetime import datetime
-from itertools import repeat
 
 from pinchpoint.model.histogram import LatencyHistogram
 from pinchpoint.model.stats import HistogramKind, Metric
@@ -61,15 +60,15 @@ class _OpenBucket:
                 self.maxima[metric] = [None] * len(values)
             counted_by = _WEIGHED_BY.get(metric)
             if counted_by is None:
-                weights: Sequence[float] | repeat[float] = repeat(covered_s)
+                weights = [covered_s] * len(values)
             else:  # `_weight`: the counts of the clean values, summed, times the time
                 counts = [columns.get(m) or [0.0] * len(values) for m in counted_by]
                 weights = [
                     sum(n if 0.0 <= n < _INF else 0.0 for n in each) * covered_s
-                    for each in zip(*counts)
+                    for each in zip(*counts, strict=True)
                 ]
             means, before, peaks = self.means[metric], self.weights[metric], self.maxima[metric]
-            rows = list(zip(values, means, before, weights, peaks))
+            rows = list(zip(values, means, before, weights, peaks, strict=True))
             self.means[metric] = [
                 (v if m is None else (m * b + v * w) / (b + w) if b + w > 0 else m)
                 if 0.0 <= v < _INF
@@ -135,14 +134,18 @@ class MemberSeries:
         resolution = self.policy.tiers[0].resolution_s
         start = int(_epoch_s(at)) // resolution * resolution
         bucket = self._open
-        if bucket is not None and bucket.start_s == start and bucket.entities != tuple(entities):
-            if len(entities) == len(bucket.entities) and set(entities) == set(bucket.index):
-                # the same entities in another order (a tick summed another way): the bucket's
-                at = {entity: slot for slot, entity in enumerate(entities)}
-                order = [at[entity] for entity in bucket.entities]
-                columns = {m: [values[i] for i in order] for m, values in columns.items()}
-                histograms = [histograms[i] for i in order] if histograms else None
-                entities = bucket.entities
+        if (
+            bucket is not None
+            and bucket.start_s == start
+            and bucket.entities != tuple(entities)
+            and len(entities) == len(bucket.entities)
+            and set(entities) == set(bucket.index)
+        ):  # the same entities in another order (a tick summed another way): the bucket's
+            slot_of = {entity: slot for slot, entity in enumerate(entities)}
+            order = [slot_of[entity] for entity in bucket.entities]
+            columns = {m: [values[i] for i in order] for m, values in columns.items()}
+            histograms = [histograms[i] for i in order] if histograms else None
+            entities = bucket.entities
         if bucket is None or bucket.start_s != start or bucket.entities != tuple(entities):
             self._seal()
             bucket = self._open = _OpenBucket(start, resolution, tuple(entities))

@@ -65,7 +65,9 @@ def close(mine: SeriesPoint, theirs: SeriesPoint) -> None:
     assert mine.values.keys() == theirs.values.keys()
     for metric, value in mine.values.items():
         assert math.isclose(value, theirs.values[metric], rel_tol=1e-12, abs_tol=1e-12)
-        assert math.isclose(mine.maxima[metric], theirs.maxima[metric], rel_tol=1e-12, abs_tol=1e-12)
+        assert math.isclose(
+            mine.maxima[metric], theirs.maxima[metric], rel_tol=1e-12, abs_tol=1e-12
+        )
 
 
 def test_a_live_tick_records_what_a_tick_of_its_figures_records(
@@ -110,4 +112,6 @@ def test_a_live_tick_records_what_a_tick_of_its_figures_records(
     assert work and {w.disk for w in live.work.totals()} == set(work)
     for found in live.work.totals():
         assert found == work[found.disk]
-    assert any(w.reads + w.writes and w.busy_seconds for w in work.values()), list(work.values())[:3]
+    assert any(w.reads + w.writes and w.busy_seconds for w in work.values()), list(work.values())[
+        :3
+    ]

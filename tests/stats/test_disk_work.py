@@ -181,4 +181,6 @@ def test_the_live_columns_add_what_device_by_device_adds(
     for disk, grown in device_by_device(inventory, before, after).items():
         for i, value in enumerate(grown):
             expected[disk][i] += value
-    assert {w.disk: list(w.model_dump(exclude={"disk"}).values()) for w in totals.totals()} == expected
+    assert {
+        w.disk: list(w.model_dump(exclude={"disk"}).values()) for w in totals.totals()
+    } == expected

@@ -178,7 +178,12 @@ def query(
             )
         )
         points = [_point(row) for row in rows]
-        if index == 0 and pending is not None and pending.start_s < end_s and pending.end_s > start_s:
+        if (
+            index == 0
+            and pending is not None
+            and pending.start_s < end_s
+            and pending.end_s > start_s
+        ):
             points.append(pending)
         if points:
             found.extend(points)

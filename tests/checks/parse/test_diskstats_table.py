@@ -130,7 +130,10 @@ def test_devices_left_out_are_not_in_the_table(text: str) -> None:
         assert kept.index == {n: at for at, n in enumerate(kept.names)}
         for name, at in kept.index.items():
             row = whole.index[name]
-            assert kept.numbers[at * ROW : (at + 1) * ROW] == whole.numbers[row * ROW : (row + 1) * ROW]
+            assert (
+                kept.numbers[at * ROW : (at + 1) * ROW]
+                == whole.numbers[row * ROW : (row + 1) * ROW]
+            )
             assert kept.layouts[at] == whole.layouts[row]
         assert kept.problems == whole.problems
     nothing = parse_diskstats_table(text.encode(), 1.0, WHEN, leave_out=frozenset(whole.names))

@@ -423,7 +423,7 @@ def test_promtool_finds_nothing_to_lint(demo: tuple[Inventory, Report], tmp_path
 def test_disk_work_written_directly_is_what_prometheus_client_writes(
     demo: tuple[Inventory, Report],
 ) -> None:
-    """The text format writes the disk work counters itself (issue 17): byte for byte what
+    """The text format writes the per-disk families itself (issue 17): byte for byte what
     `generate_latest` writes for the same families — hostile disk ids escaped alike, values
     formatted alike (integers, fractions, large, zero) — parsed back the same, and promtool
     finds nothing to lint."""
@@ -449,6 +449,11 @@ def test_disk_work_written_directly_is_what_prometheus_client_writes(
     direct = text_exposition(data)
     assert direct == generate_latest(metrics_registry(data))
     assert b'lun:\\"quoted\\"' in direct and b"lun:new\\nline" in direct
+    odd_model = inventory.model_copy(deep=True)
+    odd_model.sas.disks[0].model = 'M"o\\d\nel'  # the info line's labels escaped alike
+    data_odd = MetricsInput(host="store-01", inventory=odd_model, report=report, work=work)
+    assert text_exposition(data_odd) == generate_latest(metrics_registry(data_odd))
+    assert b'model="M\\"o\\\\d\\nel"' in text_exposition(data_odd)
     assert metrics_exposition(data)[0] == direct
     parsed = list(text_string_to_metric_families(direct.decode()))
     reads = next(f for f in parsed if f.name == "pinchpoint_disk_reads_completed")

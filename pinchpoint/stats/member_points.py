@@ -25,6 +25,7 @@ from pinchpoint.stats.series import (
 )
 
 _INF = math.inf
+_POINT_FIELDS = frozenset(SeriesPoint.model_fields)
 Histograms = dict[HistogramKind, LatencyHistogram]
 
 
@@ -61,12 +62,15 @@ class _OpenBucket:
             counted_by = _WEIGHED_BY.get(metric)
             if counted_by is None:
                 weights = [covered_s] * len(values)
-            else:  # `_weight`: the counts of the clean values, summed, times the time
+            else:  # `_weight`: the counts of the clean values, summed (from 0), times the time
                 counts = [columns.get(m) or [0.0] * len(values) for m in counted_by]
-                weights = [
-                    sum(n if 0.0 <= n < _INF else 0.0 for n in each) * covered_s
-                    for each in zip(*counts, strict=True)
-                ]
+                summed = [n if 0.0 <= n < _INF else 0.0 for n in counts[0]]
+                for more in counts[1:]:
+                    summed = [
+                        total + (n if 0.0 <= n < _INF else 0.0)
+                        for total, n in zip(summed, more, strict=True)
+                    ]
+                weights = [total * covered_s for total in summed]
             means, before, peaks = self.means[metric], self.weights[metric], self.maxima[metric]
             rows = list(zip(values, means, before, weights, peaks, strict=True))
             self.means[metric] = [
@@ -101,15 +105,26 @@ class _OpenBucket:
                 weights[metric] = self.weights[metric][slot]
                 maxima[metric] = self.maxima[metric][slot]  # type: ignore[assignment]
         own = self.histograms[slot]
-        return SeriesPoint.model_construct(
-            start_s=self.start_s,
-            resolution_s=self.resolution_s,
-            covered_s=self.covered[slot],
-            values=values,
-            weights=weights,
-            maxima=maxima,
-            histograms={k: h.model_copy(deep=True) for k, h in own.items()} if own else {},
+        # `model_construct` without its walk over the fields (a thousand points at a time)
+        point = object.__new__(SeriesPoint)
+        _set = object.__setattr__
+        _set(
+            point,
+            "__dict__",
+            {
+                "start_s": self.start_s,
+                "resolution_s": self.resolution_s,
+                "covered_s": self.covered[slot],
+                "values": values,
+                "weights": weights,
+                "maxima": maxima,
+                "histograms": {k: h.model_copy(deep=True) for k, h in own.items()} if own else {},
+            },
         )
+        _set(point, "__pydantic_fields_set__", _POINT_FIELDS)
+        _set(point, "__pydantic_extra__", None)
+        _set(point, "__pydantic_private__", None)
+        return point
 
 
 class MemberSeries:

@@ -15,13 +15,24 @@ With `--before TREE` (an earlier source tree, e.g. a `git worktree` of main), th
 runs the same ticks in child processes alternating with this tree's, round by round, so both
 see the same load on a shared machine.
 
+With `--instructions TICKS` each tree's ticks run under valgrind's callgrind instead, and the
+instructions of a tick are counted (a run of TICKS ticks less a run of none, over a snapshot
+with a sample per tick, so that no tick wraps around to the first sample — a reset — as the
+timed runs do every 7th tick): a figure the machine's load does not move, for a before/after
+ratio on a shared machine.
+
     python bench/sampler_tick_bench.py [--keep DIR] [--ticks 60] [--rounds 3] [--before TREE]
+    python bench/sampler_tick_bench.py --keep DIR --before TREE --instructions 20
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import statistics
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -47,15 +58,17 @@ inventory = collect_inventory(SnapshotSource(snapshot))
 # the first collections after the inventory walk its million objects inside the ticks
 from pinchpoint.performance import settle_heap
 settle_heap()
-files = [f"{snapshot}/samples/{n}/proc/diskstats" for n in range(7)]
+import os
+samples = len(os.listdir(f"{snapshot}/samples"))
+files = [f"{snapshot}/samples/{n}/proc/diskstats" for n in range(samples)]
 reads = [0]
 parse_cpu = [0.0]
 
 
-def sample_file(path: str = "") -> object:
+def sample_file(path: str = "", **options: object) -> object:
     # the live read, of the snapshot's samples in turn, one second apart
     start = time.process_time()
-    table = read_diskstats_table(files[reads[0] % 7])
+    table = read_diskstats_table(files[reads[0] % len(files)], **options)
     table = dataclasses.replace(table, monotonic_s=float(reads[0]))
     parse_cpu[0] += time.process_time() - start
     reads[0] += 1
@@ -87,6 +100,51 @@ def run_child(tree: Path, snapshot: Path, ticks: int, warm: int) -> dict[str, ob
     return child_json(tree, CHILD, str(snapshot), str(ticks), str(warm))
 
 
+def instructions(tree: Path, snapshot: Path, ticks: int, warm: int) -> int:
+    """Instructions the child executes under callgrind (`valgrind` must be installed): what a
+    loaded machine does not change, unlike CPU time."""
+    with tempfile.TemporaryDirectory() as scratch:
+        child = subprocess.Popen(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={scratch}/callgrind.out",
+                sys.executable,
+                "-c",
+                CHILD,
+                str(snapshot),
+                str(ticks),
+                str(warm),
+            ],
+            cwd=tree,
+            env=dict(os.environ, PYTHONPATH=str(tree), PYTHONHASHSEED="0"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        _, errors = child.communicate()
+    # the child's own count: a process it forks (the inventory's reader) reports its own
+    found = re.search(rf"=={child.pid}== Collected : (\d+)", errors)
+    if child.returncode != 0 or found is None:
+        raise SystemExit(errors[-3000:])
+    return int(found.group(1))
+
+
+def instructions_per_tick(trees: dict[str, Path], snapshot: Path, ticks: int) -> None:
+    """Each tree's instructions per tick: a run of `ticks` ticks less a run of none (the same
+    start, inventory and baseline read), divided by `ticks`."""
+    print(f"\nInstructions per tick (callgrind; {ticks} ticks less none, after 5 warm-up ticks)\n")
+    print("| code | instructions per tick | ratio to the first |")
+    print("|---|---|---|")
+    first = None
+    for label, tree in trees.items():
+        ran = instructions(tree.resolve(), snapshot, ticks, 5)
+        start = instructions(tree.resolve(), snapshot, 0, 5)
+        per_tick = (ran - start) / ticks
+        first = first or per_tick
+        print(f"| {label} | {per_tick / 1e6:.1f} M | {per_tick / first:.2f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", type=Path, help="Simulate into (or reuse) this directory.")
@@ -94,15 +152,29 @@ def main() -> None:
     parser.add_argument("--warm", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--before", type=Path, help="An earlier source tree to compare with.")
+    parser.add_argument(
+        "--instructions",
+        type=int,
+        metavar="TICKS",
+        help="Count instructions per tick under callgrind over this many ticks instead.",
+    )
     args = parser.parse_args()
     print(machine_line())
     trees = {"after": ROOT} if args.before is None else {"before": args.before, "after": ROOT}
     with tempfile.TemporaryDirectory() as scratch:
         snapshot = args.keep or Path(scratch, "bench_1920_stats")
+        if args.instructions:  # a sample per tick: no tick wraps around to the first sample
+            snapshot = snapshot.with_name(f"{snapshot.name}_{args.instructions + 7}")
         if not snapshot.exists():
-            from pinchpoint.simulator import load_spec, write_snapshot
+            from pinchpoint.simulator import load_spec, spec_from_data, write_snapshot
 
-            write_snapshot(load_spec(SPEC), snapshot)
+            data = load_spec(SPEC).model_dump(exclude_none=True)
+            if args.instructions:
+                data["workload"]["samples"] = args.instructions + 7
+            write_snapshot(spec_from_data(data), snapshot)
+        if args.instructions:
+            instructions_per_tick(trees, snapshot, args.instructions)
+            return
         runs: dict[str, list[dict[str, object]]] = {label: [] for label in trees}
         for _ in range(args.rounds):
             for label, tree in trees.items():

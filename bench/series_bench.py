@@ -64,6 +64,7 @@ def main() -> None:
             durations.append(time.perf_counter() - began)
             if tick % 60 == 59:
                 service.sampler.compact(host, now)
+        service.sampler.flush()  # the groups' last bucket, written once done
         from sqlalchemy import create_engine
 
         engine = create_engine(settings.resolved_database_url())

@@ -19,6 +19,7 @@ import math
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from pinchpoint.checks.collect.diskstats import read_diskstats_table
@@ -38,24 +39,31 @@ from pinchpoint.model.latency_source import AVERAGES_ONLY, LatencySourceKind
 from pinchpoint.model.stats import (
     ImportedStats,
     IntervalFigures,
+    Metric,
 )
 from pinchpoint.service.store import Store
 from pinchpoint.service.target import HostTarget
 from pinchpoint.stats.disk_work import DiskWorkTotals
 from pinchpoint.stats.gather import gather_statistics
-from pinchpoint.stats.incremental import GroupTick, TickAggregator, full_tick
-from pinchpoint.stats.iostat import table_series_figures
+from pinchpoint.stats.incremental import GroupTick, MemberColumns, TickAggregator, full_tick
+from pinchpoint.stats.iostat import (
+    counter_load_columns,
+    interval_centiseconds,
+    table_series_figures,
+)
+from pinchpoint.stats.member_points import Histograms, MemberSeries
 from pinchpoint.stats.recorded import recording_delta, recording_repeated
 from pinchpoint.stats.replay import scaled
 from pinchpoint.stats.series import (
-    HistogramSeries,
     RetentionPolicy,
     RetentionTier,
+    SeriesPoint,
     SeriesQuery,
-    new_point,
+    fold_into,
 )
 
 log = logging.getLogger(__name__)
+_NAN = math.nan
 
 STORED_LEVELS = (
     GroupLevel.ENCLOSURE,
@@ -71,11 +79,14 @@ SAMPLED_LEVELS = (GroupLevel.DISK, GroupLevel.LUN, *STORED_LEVELS)
 MEMBER_LEVELS = frozenset((GroupLevel.DISK, GroupLevel.LUN))  # kept in memory, not stored
 
 
+GROUP_BUCKET_S = 10  # the groups' finest points in the store
+
+
 def group_policy() -> RetentionPolicy:
     """Groups in the store: 10 s points for an hour, 5 min for a week, 1 h for 90 days."""
     return RetentionPolicy(
         tiers=[
-            RetentionTier(resolution_s=10, keep_s=3600),
+            RetentionTier(resolution_s=GROUP_BUCKET_S, keep_s=3600),
             RetentionTier(resolution_s=300, keep_s=7 * 86400),
             RetentionTier(resolution_s=3600, keep_s=90 * 86400),
         ]
@@ -195,17 +206,19 @@ class IntervalSource:
     def next_tables(
         self, inventory: Inventory
     ) -> tuple[DiskstatsTable, DiskstatsTable, frozenset[str]] | None:
-        """A live host's counters at the last tick and now, and the partitions to leave out
-        (their disk's line counts them); None at the first tick, which only sets the baseline."""
-        current = read_diskstats_table()
+        """A live host's counters at the last tick and now, without the partitions (their
+        disk's line counts them), and those partitions; None at the first tick, which only sets
+        the baseline."""
+        if self._partitions is None or self._partitions[0] is not inventory:
+            names = frozenset(p.name for d in inventory.block.devices for p in d.partitions)
+            self._partitions = (inventory, names)
+        partitions = self._partitions[1]
+        current = read_diskstats_table(leave_out=partitions)  # their lines not even read
         previous, self._previous = self._previous, current
         self._recorded_latency(first=previous is None)
         if previous is None:
             return None
-        if self._partitions is None or self._partitions[0] is not inventory:
-            names = frozenset(p.name for d in inventory.block.devices for p in d.partitions)
-            self._partitions = (inventory, names)
-        return previous, current, self._partitions[1]
+        return previous, current, partitions
 
     def next(self, inventory: Inventory) -> IntervalFigures | None:
         if self.target.live:
@@ -259,6 +272,38 @@ class IntervalSource:
             self._recorder = None
 
 
+def _every_load(before: DiskstatsTable, after: DiskstatsTable) -> list[list[float]] | None:
+    """`counter_load_columns` of every device of two tables listing the same devices; None
+    when they do not, or a counter went back (each user then sums its own way)."""
+    itv, _ = interval_centiseconds(before, after)
+    if itv is None or not (math.isfinite(itv) and itv > 0) or before.names != after.names:
+        return None
+    if not after.names:
+        return None
+    return counter_load_columns(before, after, range(len(after.names)), itv)
+
+
+def _member_columns(
+    members: list[tuple[str, dict[Metric, float], Histograms]],
+) -> tuple[list[str], dict[Metric, list[float]], list[Histograms] | None]:
+    """The disks' points of one tick as columns: their ids, a list per metric (NaN where a
+    disk has no value), and their histograms (None when none has any)."""
+    entities = [entity for entity, _, _ in members]
+    metrics = dict.fromkeys(metric for _, values, _ in members for metric in values)
+    columns = {metric: [values.get(metric, _NAN) for _, values, _ in members] for metric in metrics}
+    histograms = [own for _, _, own in members]
+    return entities, columns, histograms if any(histograms) else None
+
+
+@dataclass
+class _PendingBucket:
+    """The groups' points of the 10-second bucket being filled, written once it is done."""
+
+    host: str
+    start_s: int
+    points: dict[str, SeriesPoint] = field(default_factory=dict)
+
+
 class StatsSampler:
     """Takes one interval per tick and records it for every disk and group."""
 
@@ -275,10 +320,11 @@ class StatsSampler:
         self.source = IntervalSource(target, record_latency, record_budget_bytes)
         self.inventory = inventory
         self.slower_than_s = slower_than_s
-        self.members = HistogramSeries(policy=member_policy())
+        self.members = MemberSeries(member_policy())
         self.names: dict[str, tuple[GroupLevel, str]] = {}  # entity id -> level and name
         self.policy = group_policy()
         self._lock = threading.Lock()
+        self._pending: _PendingBucket | None = None
         self.ticks = 0
         self._aggregator: TickAggregator | None = None
         self._compact_at = math.inf  # when a disk's point can first outlive its tier
@@ -295,14 +341,15 @@ class StatsSampler:
             if tables is None:
                 return 0
             previous, current, partitions = tables
-            self.work.add_tables(inventory, previous, current)
+            loads = _every_load(previous, current)  # once, for the disks' work and the groups
+            self.work.add_tables(inventory, previous, current, loads)
             imports = self.source.imports
-            quick = self._aggregator_for(inventory).tick_tables(
-                previous, current, partitions, imports
+            quick = self._aggregator_for(inventory).tick_tables_columns(
+                previous, current, partitions, imports, MEMBER_LEVELS, loads
             )
             if quick is not None:
-                groups, seconds = quick
-                return self._keep(inventory, groups, seconds, imports, now)
+                groups, members, seconds = quick
+                return self._keep(inventory, groups, seconds, imports, now, members=members)
             figures = table_series_figures([previous, current], leave_out=partitions)
             return self.record(inventory, figures[0], imports, now) if figures else 0
         interval = self.source.next(inventory)
@@ -331,13 +378,24 @@ class StatsSampler:
         imports: Sequence[ImportedStats],
         now: datetime,
         host: str | None = None,
+        members: MemberColumns | None = None,
     ) -> int:
-        """A point per group of one interval of `seconds` at `now`: disks and LUNs in memory,
-        the groups above them in the store (one write for all)."""
-        stored = []
-        members = []
+        """A point per group of one interval of `seconds` at `now` (the disks and LUNs among
+        `groups`, or as `members`' columns): disks and LUNs in memory,
+        the groups above them added to their 10-second bucket, written to the store in one
+        write once the next bucket starts (`_pending`); returns how many groups got a point."""
+        stored = 0
+        ticks = []
         host = host or inventory.host.hostname or ""
+        start = int(now.timestamp()) // GROUP_BUCKET_S * GROUP_BUCKET_S
         with self._lock:
+            current = self._pending
+            if current is not None and (current.host, current.start_s) == (host, start):
+                done = None
+            else:  # a new bucket: the one filled so far is written once the lock is let go
+                done, current = current, _PendingBucket(host, start)
+                self._pending = current
+            pending = current.points
             for group in groups:
                 self.names[group.id] = (group.level, group.name)
                 histograms = {}
@@ -353,12 +411,22 @@ class StatsSampler:
                         if fitted is not None:
                             histograms[kind] = fitted
                 if group.level in MEMBER_LEVELS:
-                    members.append((group.id, group.values, histograms))
+                    ticks.append((group.id, group.values, histograms))
                 else:
-                    start = int(now.timestamp()) // 10 * 10
-                    point = new_point(start, 10, seconds, group.values, histograms)
-                    stored.append((group.id, point))
-            self.members.add_all(now, seconds, members)  # each disk's point, one bucket look-up
+                    point = pending.get(group.id)
+                    if point is None:
+                        point = pending[group.id] = SeriesPoint(
+                            start_s=start, resolution_s=GROUP_BUCKET_S
+                        )
+                    fold_into(point, seconds, group.values, histograms)
+                    stored += 1
+            if members is not None:
+                self.names.update(
+                    zip(members.ids, zip(members.levels, members.names, strict=True), strict=True)
+                )
+                self.members.add_columns(now, seconds, members.ids, members.values)
+            else:
+                self.members.add_columns(now, seconds, *_member_columns(ticks))
             # compacted only when a point can have outlived its tier (not every second):
             # a point added now lives at least the finest tier's time
             now_s = (now if now.tzinfo else now.replace(tzinfo=UTC)).timestamp()  # naive: UTC
@@ -367,9 +435,29 @@ class StatsSampler:
                 self.members.compact(now)
                 self._compact_at = self.members.next_expiry_s()
             self.ticks += 1
-        if stored:
-            self.store.add_series_points(host, stored)
-        return len(stored)
+        if done is not None:
+            self._write(done)
+        return stored
+
+    def _write(self, bucket: _PendingBucket) -> None:
+        """The groups' points of a bucket into the store, in one write."""
+        if bucket.points:
+            self.store.add_series_points(bucket.host, list(bucket.points.items()))
+
+    def flush(self) -> None:
+        """Write the groups' points of the bucket being filled (before compacting, at exit)."""
+        with self._lock:
+            bucket, self._pending = self._pending, None
+        if bucket is not None:
+            self._write(bucket)
+
+    def pending_point(self, host: str, entity: str) -> SeriesPoint | None:
+        """A group's point of the bucket being filled, not in the store yet (a copy)."""
+        with self._lock:
+            bucket = self._pending
+            if bucket is None or bucket.host != host or entity not in bucket.points:
+                return None
+            return bucket.points[entity].model_copy(deep=True)
 
     def _aggregator_for(self, inventory: Inventory) -> TickAggregator:
         """The incremental breakdown of `inventory`: made again when a sweep brings a new one."""
@@ -400,6 +488,7 @@ class StatsSampler:
 
     def close(self) -> None:
         self.source.close()
+        self.flush()
 
     def recorded(self) -> BlockRecording | None:
         """Everything the kernel recorder counted since it started, as of the last tick."""
@@ -419,4 +508,5 @@ class StatsSampler:
 
     def compact(self, host: str, now: datetime | None = None) -> None:
         """Roll old points of the stored series into coarser ones (hourly)."""
+        self.flush()
         self.store.compact_series(host, self.policy, now)

@@ -15,7 +15,8 @@ in each interval (a dual-pathed disk is busy for a second, not two, when both pa
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from operator import add, itemgetter
 
 from pydantic import BaseModel
 
@@ -23,11 +24,12 @@ from pinchpoint.checks.parse.diskstats import DiskstatsTable
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.stats import IntervalFigures
 from pinchpoint.stats.attach import AttachedKind, DeviceRole, attach_names
-from pinchpoint.stats.iostat import counter_load, interval_centiseconds
+from pinchpoint.stats.iostat import counter_load, counter_load_columns, interval_centiseconds
 
 KIB = 1024  # iostat's kB are sectors ÷ 2
 COUNTED_KINDS = (AttachedKind.DISK, AttachedKind.LUN)  # a disk of the fabric, a LUN
 _BUSY = 6  # position of the busy time in a disk's totals (the one taken as a maximum)
+_NONE = (0.0,) * 8  # the totals of a disk not counted yet
 
 
 class DiskWork(BaseModel):
@@ -78,14 +80,88 @@ def _interval_work(load: Sequence[float], seconds: float) -> list[float]:
     ]
 
 
+_Pick = Callable[[Sequence[float]], Sequence[float]]
+
+
+class _LivePlan:
+    """How one list of kernel devices adds up per disk, worked out once per inventory and list:
+    the counted devices' positions in a table, and the disks, ordered by how many devices they
+    have so that each count is one run of disks; `rounds[n]` picks the n-th device of every
+    disk of each run, in the order `_merge` adds them."""
+
+    def __init__(self, inventory: Inventory, names: list[str]) -> None:
+        self.inventory = inventory
+        self.names = names
+        devices = counted_devices(inventory, names)
+        index = {name: at for at, name in enumerate(names)}
+        self.positions = [index[name] for name in devices]  # the devices' loads, in this order
+        self.pick = _pick(self.positions) if self.positions else lambda _: ()
+        slots: dict[str, list[int]] = {}
+        for slot, disk in enumerate(devices.values()):
+            slots.setdefault(disk, []).append(slot)
+        by_count = sorted(slots.items(), key=lambda item: len(item[1]))  # stable: first seen
+        self.disks = [disk for disk, _ in by_count]
+        self.runs: list[list[_Pick]] = []  # per run of disks with n devices: a pick per device
+        for count in sorted({len(s) for s in slots.values()}):
+            run = [s for _, s in by_count if len(s) == count]
+            self.runs.append([_pick([s[n] for s in run]) for n in range(count)])
+
+    def merged(self, columns: list[list[float]]) -> list[list[float]]:
+        """Each disk's work (in `disks` order) from its devices' work columns: summed, the busy
+        time as the maximum (`_merge`'s arithmetic, in its order)."""
+        found = []
+        for counter, column in enumerate(columns):
+            together = max if counter == _BUSY else add
+            disks: list[float] = []
+            for picks in self.runs:
+                run = list(picks[0](column))
+                for pick in picks[1:]:
+                    run = list(map(together, run, pick(column)))
+                disks.extend(run)
+            found.append(disks)
+        return found
+
+
+def _pick(positions: list[int]) -> _Pick:
+    """What picks `positions` out of a list, always as a sequence (an itemgetter of one
+    position gives the item itself)."""
+    if len(positions) == 1:
+        only = positions[0]
+        return lambda values: (values[only],)
+    return itemgetter(*positions)
+
+
+def _work_columns(loads: list[list[float]], seconds: float) -> list[list[float]]:
+    """`_interval_work` of every device at once, from the columns of `counter_load_columns`:
+    the same expressions, a list operation per counter."""
+    r_s, w_s, rkb_s, wkb_s, r_await, w_await, aqu_sz, util = loads
+    reads = [v * seconds for v in r_s]
+    writes = [v * seconds for v in w_s]
+    return [
+        reads,
+        writes,
+        [v * KIB * seconds for v in rkb_s],
+        [v * KIB * seconds for v in wkb_s],
+        [a / 1000 * n for a, n in zip(r_await, reads, strict=True)],
+        [a / 1000 * n for a, n in zip(w_await, writes, strict=True)],
+        [u / 100 * seconds for u in util],
+        [q * seconds for q in aqu_sz],
+    ]
+
+
 class DiskWorkTotals:
     """Every disk's totals, grown by each interval the sampler takes (thread-safe: the
-    sampler adds, scrapes read)."""
+    sampler adds, scrapes read). The live host's disks are kept as columns (a list per counter,
+    in its plan's order of disks), added to a column at a time every tick; the others, and all
+    of them once the plan changes, by disk."""
 
     def __init__(self) -> None:
         self._totals: dict[str, list[float]] = {}
         self._lock = threading.Lock()
         self._plan: tuple[Inventory, list[str], dict[str, str]] | None = None
+        self._live: _LivePlan | None = None  # the plan whose disks' totals are the columns
+        self._planned: _LivePlan | None = None  # the last plan made
+        self._columns: list[list[float]] = []  # the live plan's disks' totals, by counter
         self.intervals = 0  # intervals added: what a render of the totals depends on
 
     def _devices(self, inventory: Inventory, names: list[str]) -> dict[str, str]:
@@ -95,8 +171,35 @@ class DiskWorkTotals:
             plan = self._plan = (inventory, list(names), counted_devices(inventory, names))
         return plan[2]
 
+    def _live_plan(self, inventory: Inventory, names: list[str]) -> _LivePlan:
+        """The live plan for `names`, made again when the inventory or the names change; the
+        columns are folded back by disk and made anew from the plan's disks' totals when it is
+        not the plan in use."""
+        live = self._live
+        if live is not None and live.inventory is inventory and live.names == names:
+            return live
+        live = self._planned  # kept while a device-by-device interval has the totals by disk
+        if live is None or live.inventory is not inventory or live.names != names:
+            live = self._planned = _LivePlan(inventory, list(names))
+        with self._lock:
+            self._fold()
+            kept = [self._totals.pop(disk, _NONE) for disk in live.disks]
+            self._columns = [list(column) for column in zip(*kept, strict=True)] or [
+                [] for _ in _NONE
+            ]
+            self._live = live
+        return live
+
+    def _fold(self) -> None:
+        """The live columns back into the totals by disk (under the lock)."""
+        if self._live is not None:
+            for at, disk in enumerate(self._live.disks):
+                self._totals[disk] = [column[at] for column in self._columns]
+            self._live, self._columns = None, []
+
     def _add(self, work: dict[str, list[float]]) -> None:
         with self._lock:
+            self._fold()
             for disk, grown in work.items():
                 total = self._totals.setdefault(disk, [0.0] * len(grown))
                 for i, value in enumerate(grown):
@@ -114,12 +217,34 @@ class DiskWorkTotals:
             found[i] = max(found[i], value) if i == _BUSY else found[i] + value
 
     def add_tables(
-        self, inventory: Inventory, before: DiskstatsTable, after: DiskstatsTable
+        self,
+        inventory: Inventory,
+        before: DiskstatsTable,
+        after: DiskstatsTable,
+        loads: list[list[float]] | None = None,
     ) -> None:
-        """Add the interval between two reads of the live host's counters."""
+        """Add the interval between two reads of the live host's counters: column by column
+        when both list the same devices and no counter went back, else device by device.
+        `loads` is `counter_load_columns` of every device of `after`, where the caller has it."""
         itv, _clock = interval_centiseconds(before, after)
         if itv is None or itv <= 0:
             return
+        if before.names == after.names:
+            live = self._live_plan(inventory, after.names)
+            if loads is None or len(loads[0]) != len(after.names):
+                loads = counter_load_columns(before, after, live.positions, itv)
+            else:
+                loads = [list(live.pick(column)) for column in loads]
+            if loads is not None:
+                grown = live.merged(_work_columns(loads, itv / 100))
+                with self._lock:
+                    if self._live is live:
+                        self._columns = [
+                            list(map(add, total, more))
+                            for total, more in zip(self._columns, grown, strict=True)
+                        ]
+                        self.intervals += 1
+                        return
         work: dict[str, list[float]] = {}
         for name, disk in self._devices(inventory, after.names).items():
             old, new = before.index.get(name), after.index.get(name)
@@ -156,7 +281,10 @@ class DiskWorkTotals:
     def totals(self) -> list[DiskWork]:
         """Every disk's totals as of now, in the order of their ids."""
         with self._lock:
-            found = sorted((disk, tuple(values)) for disk, values in self._totals.items())
+            kept = {disk: tuple(values) for disk, values in self._totals.items()}
+            if self._live is not None:
+                kept.update(zip(self._live.disks, zip(*self._columns, strict=True), strict=True))
+            found = sorted(kept.items())
         return [
             DiskWork(
                 disk=disk,

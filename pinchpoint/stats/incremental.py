@@ -12,7 +12,7 @@ histograms (recorded or replayed per tick) are merged per group as the breakdown
 from __future__ import annotations
 
 import math
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -57,6 +57,7 @@ _READ_IOPS, _WRITE_IOPS, _READ_KBPS, _WRITE_KBPS = (
     Metric.WRITE_KBPS,
 )
 _QUEUE, _LATENCY_MS, _UTIL_PCT = Metric.QUEUE, Metric.LATENCY_MS, Metric.UTIL_PCT
+_NAN = math.nan
 
 
 class GroupTick(NamedTuple):
@@ -72,6 +73,77 @@ class GroupTick(NamedTuple):
     histogram: LatencyHistogram | None
     iops: float
     histograms: dict[HistogramKind, LatencyHistogram]
+
+
+class MemberColumns(NamedTuple):
+    """The figures of one tick's member groups (disks, LUNs) as columns: their ids, levels and
+    names, and a list per metric of the values a `GroupTick` would hold (NaN where it holds
+    none: a latency without I/O). What the live sampler keeps in memory every tick, without a
+    dict per disk."""
+
+    ids: list[str]
+    levels: list[GroupLevel]
+    names: list[str]
+    values: dict[Metric, list[float]]
+
+
+class _MemberPlan:
+    """How a plan's member groups are summed as columns: ordered by how many devices they
+    have (one, two, more), each run picked from a device column at once."""
+
+    def __init__(self, groups: list[GroupPlan], levels: Container[GroupLevel]) -> None:
+        members = [g for g in groups if g.level in levels]
+        ones = [g for g in members if len(g.devices) == 1]
+        twos = [g for g in members if len(g.devices) == 2]
+        more = [g for g in members if len(g.devices) > 2]
+        self.groups = [*ones, *twos, *more]
+        self.ids = [g.id for g in self.groups]
+        self.levels = [g.level for g in self.groups]
+        self.names = [g.name for g in self.groups]
+        self.measured = [g.measured for g in self.groups]
+        self.devices = [len(g.devices) for g in self.groups]
+        self.ones = _picker([g.devices[0] for g in ones])
+        self.twos = (_picker([g.devices[0] for g in twos]), _picker([g.devices[1] for g in twos]))
+        self.more = [_picker(list(g.devices)) for g in more]
+
+    def sums(self, column: list[float]) -> list[float]:
+        """Each member group's sum of `column`, added from 0 in its devices' order as `_sums`
+        adds them."""
+        first, second = self.twos
+        return [
+            *[0.0 + v for v in self.ones(column)],
+            *[0.0 + a + b for a, b in zip(first(column), second(column), strict=True)],
+            *[sum(pick(column), 0.0) for pick in self.more],
+        ]
+
+    def columns(self, columns: list[list[float]]) -> MemberColumns:
+        """The member groups' values from the devices' summed figures (`_columns`), with
+        `_sums`'s expressions."""
+        read_iops, write_iops, read_mb_s, write_mb_s, queue, ios, waited, util = (
+            self.sums(column) for column in columns
+        )
+        return MemberColumns(
+            self.ids,
+            self.levels,
+            self.names,
+            {
+                _READ_IOPS: read_iops,
+                _WRITE_IOPS: write_iops,
+                _READ_KBPS: [v * KIB_PER_MB for v in read_mb_s],
+                _WRITE_KBPS: [v * KIB_PER_MB for v in write_mb_s],
+                _QUEUE: [q / n for q, n in zip(queue, self.measured, strict=True)],
+                _LATENCY_MS: [w / n if n > 0 else _NAN for w, n in zip(waited, ios, strict=True)],
+                _UTIL_PCT: [u / n for u, n in zip(util, self.devices, strict=True)],
+            },
+        )
+
+
+def _picker(positions: list[int]) -> Callable[[Sequence[float]], Sequence[float]]:
+    """What picks `positions` out of a list, always as a sequence (an itemgetter of one or no
+    position does not give one)."""
+    if len(positions) > 1:
+        return itemgetter(*positions)
+    return lambda values: [values[at] for at in positions]
 
 
 class _Recorder(_Levels):
@@ -107,6 +179,24 @@ class _Recorder(_Levels):
         )
 
 
+class _Split:
+    """A plan's groups summed one by one (`groups`, with `shapes`) and those of the member
+    levels summed as columns (`members`, None when there are no such levels)."""
+
+    def __init__(self, groups: list[GroupPlan], members: frozenset[GroupLevel]) -> None:
+        self.groups = [g for g in groups if g.level not in members]
+        self.members = _MemberPlan(groups, members) if members else None
+        # how `_sums` adds each group's devices: (first, second or -1, itemgetter for more)
+        self.shapes: list[tuple[int, int, itemgetter[Any] | None]] = [
+            (
+                g.devices[0],
+                g.devices[1] if len(g.devices) == 2 else -1,
+                itemgetter(*g.devices) if len(g.devices) > 2 else None,
+            )
+            for g in self.groups
+        ]
+
+
 class TickPlan:
     """The groups of `levels` for an interval whose measured devices are `names` (in the
     interval's order): built once, used every tick that measures the same devices."""
@@ -122,16 +212,16 @@ class TickPlan:
             if level not in LINK_LEVELS and level is not GroupLevel.STANDALONE:
                 recorder.build(level)
         self.groups = [plan for plan in recorder.plans if plan.measured]
-        # how `_sums` adds each group's devices: (first, second or -1, itemgetter for more)
-        self.shapes: list[tuple[int, int, itemgetter[Any] | None]] = [
-            (
-                g.devices[0],
-                g.devices[1] if len(g.devices) == 2 else -1,
-                itemgetter(*g.devices) if len(g.devices) > 2 else None,
-            )
-            for g in self.groups
-        ]
+        self._splits: dict[frozenset[GroupLevel], _Split] = {}
         self._measured = measured  # its name → entity look-ups serve the histograms
+
+    def split(self, members: frozenset[GroupLevel]) -> _Split:
+        """The groups apart from those of the `members` levels, and how those are summed as
+        columns (made once per set of levels)."""
+        found = self._splits.get(members)
+        if found is None:
+            found = self._splits[members] = _Split(self.groups, members)
+        return found
 
     def entity_histograms(
         self, imports: Sequence[ImportedStats]
@@ -226,7 +316,7 @@ class TickAggregator:
         self.levels = tuple(levels)
         self._plan: TickPlan | None = None
         self.plans_built = 0
-        self._kept_for: tuple[list[str], Container[str], list[int]] | None = None
+        self._kept_for: tuple[list[str], Container[str], list[int], list[str]] | None = None
 
     def plan_for(self, names: Sequence[str]) -> TickPlan:
         """The plan for an interval measuring `names`: the last one while they stay the same."""
@@ -249,7 +339,8 @@ class TickAggregator:
         if any(entity.points for imported in imports for entity in imported.entities):
             return None  # imported figures join the devices: the breakdown sums those
         names = [f.device for f in interval.devices]
-        return self._sums(names, _columns(interval), imports)
+        found = self._sums(names, _columns(interval), imports, frozenset())
+        return None if found is None else found[0]
 
     def tick_tables(
         self,
@@ -261,19 +352,39 @@ class TickAggregator:
         """`tick` of the interval between two raw tables of counters, without the figures of
         every device as models (what a live tick reads): the groups and the interval's
         seconds; None where `tick` would give None (then take `table_series_figures`)."""
+        found = self.tick_tables_columns(before, after, leave_out, imports, frozenset())
+        return None if found is None else (found[0], found[2])
+
+    def tick_tables_columns(
+        self,
+        before: DiskstatsTable,
+        after: DiskstatsTable,
+        leave_out: Container[str],
+        imports: Sequence[ImportedStats],
+        members: frozenset[GroupLevel],
+        loads: list[list[float]] | None = None,
+    ) -> tuple[list[GroupTick], MemberColumns | None, float] | None:
+        """`tick_tables` with the groups of the `members` levels as columns (the live
+        sampler's disks and LUNs), when no histogram came with the interval (else they are
+        among the groups, with theirs): the other groups, the members' columns, the seconds.
+        `loads` is `counter_load_columns` of every device of `after`, where the caller has it."""
         if any(entity.points for imported in imports for entity in imported.entities):
             return None
         itv, _ = interval_centiseconds(before, after)
         if itv is None or not (math.isfinite(itv) and itv > 0):
             return None
         s = itv / 100
+        as_columns = members if not imports else frozenset()
         if before.names == after.names:  # the usual tick: the same devices, column by column
-            kept = self._kept(after.names, leave_out)
-            loads = counter_load_columns(before, after, kept, itv)
+            kept, names = self._kept(after.names, leave_out)
+            if loads is None or len(after.names) != len(loads[0]):
+                loads = counter_load_columns(before, after, kept, itv)
+            elif len(kept) != len(after.names):
+                pick = _picker(kept)
+                loads = [list(pick(column)) for column in loads]
             if loads is not None:
-                names = [after.names[position] for position in kept]
-                found = self._sums(names, _load_columns(s, loads), imports)
-                return None if found is None else (found, s)
+                found = self._sums(names, _load_columns(s, loads), imports, as_columns)
+                return None if found is None else (*found, s)
         names = []
         columns: list[list[float]] = [[] for _ in range(8)]
         old_index, counters, new_counters = before.index, before.counters, after.counters
@@ -286,34 +397,40 @@ class TickAggregator:
                 return None  # a reset: the full breakdown notes it
             names.append(name)
             _add_device(columns, s, *load)
-        found = self._sums(names, columns, imports)
-        return None if found is None else (found, s)
+        found = self._sums(names, columns, imports, as_columns)
+        return None if found is None else (*found, s)
 
-    def _kept(self, names: list[str], leave_out: Container[str]) -> list[int]:
-        """The positions of `names` not left out, kept while the names and `leave_out` stay."""
+    def _kept(self, names: list[str], leave_out: Container[str]) -> tuple[list[int], list[str]]:
+        """The positions and names of `names` not left out, kept while the names and
+        `leave_out` stay."""
         if (
             self._kept_for is None
             or self._kept_for[1] is not leave_out
             or self._kept_for[0] != names
         ):
             kept = [at for at, name in enumerate(names) if name not in leave_out]
-            self._kept_for = (names, leave_out, kept)
-        return self._kept_for[2]
+            self._kept_for = (names, leave_out, kept, [names[at] for at in kept])
+        return self._kept_for[2], self._kept_for[3]
 
     def _sums(
         self,
         names: list[str],
         columns: list[list[float]],
         imports: Sequence[ImportedStats],
-    ) -> list[GroupTick] | None:
+        members: frozenset[GroupLevel],
+    ) -> tuple[list[GroupTick], MemberColumns | None] | None:
+        """Every group's figures of one tick from its devices' summed figures: the groups of
+        the `members` levels as columns, the others (all when `members` is empty) as ticks."""
         if len(set(names)) != len(names):
             return None  # a name twice: the breakdown sums its figures first
         plan = self.plan_for(names)
         histograms, kinds = plan.entity_histograms(imports) if imports else ({}, {})
         found = []
-        # each figure of every group, added in order from 0 as `_group` adds them: one or two
-        # devices (a disk's paths) written out, more through `sum`
-        shapes = plan.shapes
+        split = plan.split(members)
+        member_columns = split.members.columns(columns) if split.members is not None else None
+        # each figure of every other group, added in order from 0 as `_group` adds them: one or
+        # two devices (a disk's paths) written out, more through `sum`
+        shapes = split.shapes
         totals = [
             [
                 sum(pick(column), 0.0)
@@ -325,7 +442,7 @@ class TickAggregator:
             ]
             for column in columns
         ]
-        for group, sums in zip(plan.groups, zip(*totals, strict=True), strict=True):
+        for group, sums in zip(split.groups, zip(*totals, strict=True), strict=True):
             read_iops, write_iops, read_mb_s, write_mb_s, queue, ios, waited, util = sums
             values = {
                 _READ_IOPS: read_iops,
@@ -358,7 +475,7 @@ class TickAggregator:
                     by_kind,
                 )
             )
-        return found
+        return found, member_columns
 
 
 def group_values(group: GroupFigures) -> dict[Metric, float]:

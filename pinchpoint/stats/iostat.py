@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Container, Iterable, Sequence
+from array import array
+from collections.abc import Callable, Container, Iterable, Sequence
 from datetime import datetime
 from itertools import compress, islice, pairwise
 from typing import Protocol
@@ -244,6 +245,11 @@ _LOAD_COUNTERS = tuple(c for c in range(COUNTERS) if c != _IN_FLIGHT)
 _LOAD_FIGURES = (0, 2, 3, 4, 6, 7, _IO_MS, 10)  # the counters `counter_load` computes from
 
 
+def _every(values: array[int]) -> array[int]:
+    """Every value: the pick of all positions."""
+    return values
+
+
 def counter_load_columns(
     before: DiskstatsTable, after: DiskstatsTable, positions: Sequence[int], itv: float
 ) -> list[list[float]] | None:
@@ -257,8 +263,13 @@ def counter_load_columns(
     old, new = before.numbers, after.numbers
     # itemgetter of one position would give the number, not a sequence: a slice then
     first = positions[0]
-    many = len(positions) > 1
-    pick = operator.itemgetter(*positions) if many else operator.itemgetter(slice(first, first + 1))
+    pick: Callable[[array[int]], Sequence[int]]
+    if positions == range(len(after.names)):  # every device, in order: nothing to pick
+        pick = _every
+    elif len(positions) > 1:
+        pick = operator.itemgetter(*positions)
+    else:
+        pick = operator.itemgetter(slice(first, first + 1))
     deltas: dict[int, list[int]] = {}
     for counter in _LOAD_COUNTERS:
         start = 2 + counter

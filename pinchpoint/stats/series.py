@@ -314,18 +314,20 @@ class HistogramSeries(BaseModel):
         """Every entity with at least one point kept."""
         return sorted({entity for tier in self.tiers for entity in tier.points})
 
-    def query(self, entity: str, start: datetime, end: datetime) -> SeriesQuery:
+    def query(
+        self, entity: str, start: datetime, end: datetime, pending: SeriesPoint | None = None
+    ) -> SeriesQuery:
         """`entity`'s points overlapping [start, end), at the coarsest resolution among the
-        tiers that hold any of them (so the whole range is there, as fine as it is kept)."""
+        tiers that hold any of them (so the whole range is there, as fine as it is kept);
+        `pending` is a point of the finest tier not kept in it yet (`MemberSeries`)."""
         start_s, end_s = _epoch_s(start), _epoch_s(end)
         found: list[SeriesPoint] = []
         resolution: int | None = None
-        for tier in self.tiers:
-            inside = [
-                p
-                for p in tier.points.get(entity, {}).values()
-                if p.start_s < end_s and p.end_s > start_s
-            ]
+        for index, tier in enumerate(self.tiers):
+            kept = list(tier.points.get(entity, {}).values())
+            if index == 0 and pending is not None:
+                kept.append(pending)
+            inside = [p for p in kept if p.start_s < end_s and p.end_s > start_s]
             if inside:
                 found.extend(inside)
                 resolution = tier.resolution_s

@@ -63,6 +63,15 @@ class Server:
             time.sleep(0.1)
         raise AssertionError("no report within the time limit")
 
+    def fresh_metrics(
+        self, client: httpx.Client, headers: dict[str, str] | None = None
+    ) -> httpx.Response:
+        """A scrape of what the service holds now: the first scrape after a change gets the
+        previous render and starts the new one in the background, the next gets it."""
+        client.get("/metrics", headers=headers)
+        self.service._metrics_cache.settle(30)
+        return client.get("/metrics", headers=headers)
+
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(30)

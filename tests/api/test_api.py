@@ -247,7 +247,7 @@ def test_metrics_exposition(demo_server: Server) -> None:
     for _ in range(2):  # each tick replays one interval of the demo's statistics
         demo_server.service.sampler.tick()
     with demo_server.client() as client:
-        answer = client.get("/metrics")
+        answer = demo_server.fresh_metrics(client)
     assert answer.status_code == 200
     families = {f.name: f for f in text_string_to_metric_families(answer.text)}
     present = {

@@ -49,7 +49,7 @@ def test_readyz_and_metrics_show_a_sweep_stuck_past_its_deadline(tmp_path: Path)
                 time.sleep(0.1)
             sweep = admin.get(f"/v1/checks/{sweep_id}").json()
             ready = admin.get("/readyz")
-            after = _metrics(admin.get("/metrics").text)
+            after = _metrics(server.fresh_metrics(admin).text)
         assert sweep["missed_deadline"] is True
         assert sweep["error"].startswith("missed its deadline of 3 s, stuck at: reading NICs")
         assert ready.status_code == 503

@@ -31,7 +31,7 @@ def test_answers_carry_their_report_and_its_time(demo_server: Server) -> None:
 def test_metrics_from_memory_are_the_exposition_rendered_per_scrape(demo_server: Server) -> None:
     service = demo_server.service
     with demo_server.client() as client:
-        served = client.get("/metrics", headers={"Accept-Encoding": "identity"})
+        served = demo_server.fresh_metrics(client, {"Accept-Encoding": "identity"})
         renders = service._metrics_cache.renders
         again = [client.get("/metrics", headers={"Accept-Encoding": "identity"}) for _ in range(5)]
     assert served.status_code == 200

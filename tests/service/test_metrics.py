@@ -414,3 +414,52 @@ def test_promtool_finds_nothing_to_lint(demo: tuple[Inventory, Report], tmp_path
         ["promtool", "check", "metrics"], input=body, capture_output=True, check=False
     )
     assert lint.returncode == 0, (lint.stdout + lint.stderr).decode()
+
+
+def test_disk_work_written_directly_is_what_prometheus_client_writes(
+    demo: tuple[Inventory, Report],
+) -> None:
+    """The text format writes the per-disk families itself (issue 17): byte for byte what
+    `generate_latest` writes for the same families — hostile disk ids escaped alike, values
+    formatted alike (integers, fractions, large, zero) — parsed back the same, and promtool
+    finds nothing to lint."""
+    from prometheus_client.exposition import generate_latest
+
+    from pinchpoint.service.metrics import metrics_registry, text_exposition
+
+    inventory, report = demo
+    odd = ['lun:"quoted"', "lun:back\\slash", "lun:new\nline", "lun:ünïcode"]
+    work = [
+        DiskWork(
+            disk=disk,
+            reads=float(at * 1_234_567),
+            writes=at / 7,
+            read_bytes=1e21 * at,
+            written_bytes=0.0,
+            read_seconds=at * 0.001,
+            busy_seconds=123456789.125,
+        )
+        for at, disk in enumerate([*(d.id for d in inventory.sas.disks), *odd])
+    ]
+    data = MetricsInput(host="store-01", inventory=inventory, report=report, work=work)
+    direct = text_exposition(data)
+    assert direct == generate_latest(metrics_registry(data))
+    assert b'lun:\\"quoted\\"' in direct and b"lun:new\\nline" in direct
+    odd_model = inventory.model_copy(deep=True)
+    odd_model.sas.disks[0].model = 'M"o\\d\nel'  # the info line's labels escaped alike
+    data_odd = MetricsInput(host="store-01", inventory=odd_model, report=report, work=work)
+    assert text_exposition(data_odd) == generate_latest(metrics_registry(data_odd))
+    assert b'model="M\\"o\\\\d\\nel"' in text_exposition(data_odd)
+    assert metrics_exposition(data)[0] == direct
+    parsed = list(text_string_to_metric_families(direct.decode()))
+    reads = next(f for f in parsed if f.name == "pinchpoint_disk_reads_completed")
+    assert len(reads.samples) == len(work)
+    if shutil.which("promtool") is not None:
+        clean = MetricsInput(host="store-01", inventory=inventory, report=report, work=work[:-4])
+        done = subprocess.run(
+            ["promtool", "check", "metrics"],
+            input=text_exposition(clean),
+            capture_output=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr

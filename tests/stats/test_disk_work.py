@@ -4,14 +4,27 @@ replayed figures and from the live sampler's raw diskstats tables; totals never 
 
 from __future__ import annotations
 
+import itertools
+from collections import Counter
+
 import pytest
 from fixture_paths import FIXTURES
 from stats.test_attach import DUAL, LONE_LUN, LUN, SINGLE, small_inventory
 
 from pinchpoint.checks.collect.diskstats import read_table_series
+from pinchpoint.checks.collect.inventory import collect_inventory
+from pinchpoint.checks.parse.diskstats import DiskstatsTable
 from pinchpoint.checks.source import SnapshotSource
+from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.stats import DeviceFigures, IntervalFigures
-from pinchpoint.stats.disk_work import DiskWork, DiskWorkTotals, counted_devices
+from pinchpoint.simulator import demo_spec, write_snapshot
+from pinchpoint.stats.disk_work import (
+    DiskWork,
+    DiskWorkTotals,
+    _interval_work,
+    counted_devices,
+)
+from pinchpoint.stats.iostat import counter_load, interval_centiseconds
 
 SERIES = FIXTURES / "diskstats" / "series"
 
@@ -107,3 +120,67 @@ def test_the_live_tables_give_the_counters_deltas() -> None:
     assert dual.busy_seconds == pytest.approx(9.5)
     totals.add_tables(small_inventory(), tables[1], tables[2])
     assert by_disk(totals)[DUAL].reads > dual.reads
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Inventory, list[DiskstatsTable]]:
+    """The demo host (dual-pathed SAS disks, multipathed FC LUNs) and its diskstats samples."""
+    root = tmp_path_factory.mktemp("disk-work") / "demo"
+    write_snapshot(demo_spec(), root)
+    source = SnapshotSource(root)
+    return collect_inventory(source), read_table_series(source)
+
+
+def device_by_device(
+    inventory: Inventory, before: DiskstatsTable, after: DiskstatsTable
+) -> dict[str, list[float]]:
+    """What an interval adds per disk, device by device (`counter_load`, then `_merge`)."""
+    itv, _ = interval_centiseconds(before, after)
+    assert itv is not None and itv > 0
+    work: dict[str, list[float]] = {}
+    for name, disk in counted_devices(inventory, after.names).items():
+        load = counter_load(
+            before.counters(before.index[name]), after.counters(after.index[name]), itv
+        )
+        assert load is not None
+        DiskWorkTotals._merge(work, disk, _interval_work(load, itv / 100))
+    return work
+
+
+def test_the_live_columns_add_what_device_by_device_adds(
+    demo: tuple[Inventory, list[DiskstatsTable]],
+) -> None:
+    """Column by column, every tick, the same totals to the last bit as adding each device's
+    work to its disk's; and still the same once the totals go back to being kept by disk (a
+    replayed interval) and on to columns again."""
+    inventory, tables = demo
+    assert len(tables) >= 3
+    totals = DiskWorkTotals()
+    expected: dict[str, list[float]] = {}
+    pairs = list(itertools.pairwise(tables))
+    for before, after in [*pairs, *pairs[:2]]:
+        if any(after.counters(at) < before.counters(at) for at in range(len(after.names))):
+            continue  # a counter went back: not the columns' case
+        totals.add_tables(inventory, before, after)
+        for disk, grown in device_by_device(inventory, before, after).items():
+            total = expected.setdefault(disk, [0.0] * 8)
+            for i, value in enumerate(grown):
+                total[i] += value
+    assert totals.intervals >= 2
+    assert totals._live is not None  # added as columns
+    found = {w.disk: list(w.model_dump(exclude={"disk"}).values()) for w in totals.totals()}
+    assert found == expected
+    assert any(total[1] > 0 and total[6] > 0 for total in found.values())  # writes, busy
+    paths = Counter(counted_devices(inventory, tables[0].names).values())
+    assert max(paths.values()) == 2 and min(paths.values()) == 1  # dual-pathed and single
+    totals.add_interval(inventory, IntervalFigures(interval_s=1.0, devices=[]))  # by disk again
+    assert {w.disk: list(w.model_dump(exclude={"disk"}).values()) for w in totals.totals()} == found
+    before, after = pairs[0]
+    totals.add_tables(inventory, before, after)  # columns again, from the totals by disk
+    assert totals._live is not None
+    for disk, grown in device_by_device(inventory, before, after).items():
+        for i, value in enumerate(grown):
+            expected[disk][i] += value
+    assert {
+        w.disk: list(w.model_dump(exclude={"disk"}).values()) for w in totals.totals()
+    } == expected

@@ -6,11 +6,14 @@ with the plan kept across ticks and rebuilt when the devices change."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from demo_host import shared_demo_root
 
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
+from pinchpoint.model.breakdown import GroupLevel
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.stats import ImportedStats, IntervalFigures
 from pinchpoint.service.sampling import SAMPLED_LEVELS
@@ -190,3 +193,40 @@ def test_a_counter_gone_back_in_a_live_tick_is_summed_device_by_device(
     quick = TickAggregator(inventory, SAMPLED_LEVELS).tick_tables(before, wrapped, partitions)
     assert quick is not None and quick[1] == interval.interval_s
     same(quick[0], full_tick(inventory, interval, [], SAMPLED_LEVELS, SLOWER_S))
+
+
+def test_a_live_tick_with_the_disks_as_columns_gives_the_same_values(
+    snapshot: SnapshotSource,
+    demo: tuple[Inventory, list[IntervalFigures], list[ImportedStats]],
+) -> None:
+    """The disks and LUNs as columns (what the live sampler keeps) hold, to the last bit, the
+    values of their groups in a tick of groups (NaN where a group has no value), and the other
+    groups are that tick's others."""
+    from itertools import pairwise
+
+    from pinchpoint.checks.collect.diskstats import read_table_series
+    from pinchpoint.service.sampling import MEMBER_LEVELS
+
+    inventory, _, _ = demo
+    partitions = frozenset(p.name for d in inventory.block.devices for p in d.partitions)
+    aggregator = TickAggregator(inventory, SAMPLED_LEVELS)
+    for before, after in pairwise(read_table_series(snapshot)):
+        whole = aggregator.tick_tables(before, after, partitions)
+        split = aggregator.tick_tables_columns(before, after, partitions, [], MEMBER_LEVELS)
+        assert whole is not None and split is not None
+        groups, members, seconds = split
+        assert members is not None and seconds == whole[1]
+        assert groups == [g for g in whole[0] if g.level not in MEMBER_LEVELS]
+        ticks = {g.id: g for g in whole[0] if g.level in MEMBER_LEVELS}
+        assert sorted(members.ids) == sorted(ticks) and len(ticks) > 300
+        assert GroupLevel.DISK in members.levels
+        for at, entity in enumerate(members.ids):
+            tick = ticks[entity]
+            assert (members.levels[at], members.names[at]) == (tick.level, tick.name)
+            for metric, column in members.values.items():
+                value = tick.values.get(metric)
+                if value is None:
+                    assert math.isnan(column[at]), (entity, metric)
+                else:
+                    assert column[at] == value, (entity, metric)
+            assert set(tick.values) <= set(members.values)

@@ -211,7 +211,8 @@ def _own_points(
         found = service.sampler.member_points(entity, start, end)
         if found.points:
             return found
-    return service.store.query_series(host, entity, start, end, group_policy())
+    pending = service.sampler.pending_point(host, entity)
+    return service.store.query_series(host, entity, start, end, group_policy(), pending)
 
 
 def _hierarchy(view: HostView, by: GroupLevel | None) -> _Hierarchy:

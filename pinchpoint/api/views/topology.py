@@ -344,8 +344,9 @@ class WindowReader:
     def group_points(self, entity: str) -> list[SeriesPoint]:
         from pinchpoint.service.sampling import group_policy
 
+        pending = self.service.sampler.pending_point(self.host, entity)
         query = self.service.store.query_series(
-            self.host, entity, self.start, self.end, group_policy()
+            self.host, entity, self.start, self.end, group_policy(), pending
         )
         return query.points
 

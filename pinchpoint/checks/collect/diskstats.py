@@ -145,9 +145,12 @@ def _read_file(path: str) -> bytes:
     return b"".join(chunks)
 
 
-def read_diskstats_table(path: str = DISKSTATS) -> DiskstatsTable:
-    """This host's counters now, timed with the monotonic clock right after the read. A file
-    that cannot be read gives an empty table with the problem."""
+def read_diskstats_table(
+    path: str = DISKSTATS, leave_out: frozenset[str] = frozenset()
+) -> DiskstatsTable:
+    """This host's counters now, timed with the monotonic clock right after the read, without
+    the devices of `leave_out`. A file that cannot be read gives an empty table with the
+    problem."""
     try:
         data = _read_file(path)
     except OSError as err:
@@ -160,7 +163,7 @@ def read_diskstats_table(path: str = DISKSTATS) -> DiskstatsTable:
         return DiskstatsTable(
             monotonic_s=time.monotonic(), taken_at=datetime.now(UTC), problems=[problem]
         )
-    return parse_diskstats_table(data, time.monotonic(), datetime.now(UTC), path)
+    return parse_diskstats_table(data, time.monotonic(), datetime.now(UTC), path, leave_out)
 
 
 def live_sample(path: str = DISKSTATS) -> DiskstatsSample:

@@ -25,6 +25,8 @@ from __future__ import annotations
 from array import array
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
 from pinchpoint.model.problems import CollectionProblem, ProblemKind
@@ -92,17 +94,25 @@ class DiskstatsTable:
 
 
 def parse_diskstats_table(
-    data: bytes, monotonic_s: float | None, taken_at: datetime | None, path: str = DISKSTATS
+    data: bytes,
+    monotonic_s: float | None,
+    taken_at: datetime | None,
+    path: str = DISKSTATS,
+    leave_out: frozenset[str] = frozenset(),
 ) -> DiskstatsTable:
     """The table of one read of `path`, with the clock it was read at; lines that cannot be
-    used are skipped and counted, with a problem saying so (an empty file is a problem too)."""
+    used are skipped and counted, with a problem saying so (an empty file is a problem too).
+    Devices named in `leave_out` (the live sampler's partitions: their disk's line counts them)
+    are not in the table, and their numbers are not even read in the bulk parse."""
     problems: list[CollectionProblem] = []
     skips = ParseSkips()
-    uniform = _uniform_table(data) if data.strip() else None
+    uniform = _uniform_table(data, leave_out) if data.strip() else None
     if uniform is not None:
         names, numbers, layouts = uniform
     else:
         names, numbers, layouts = _table_line_by_line(data.decode("utf-8", errors="replace"), skips)
+        if leave_out:
+            names, numbers, layouts = _without(names, numbers, layouts, leave_out)
     if not data.strip():
         problems.append(_garbled(path, "empty file: no block device counters"))
     elif skips.count:
@@ -123,9 +133,12 @@ def _garbled(path: str, reason: str) -> CollectionProblem:
     return CollectionProblem(part=PART, subject=path, kind=ProblemKind.GARBLED, reason=reason)
 
 
-def _uniform_table(data: bytes) -> tuple[list[str], array[int], bytes] | None:
-    """Names, numbers and layouts of a file whose lines all have one layout and read cleanly;
-    None when any line does not (the caller then parses line by line)."""
+def _uniform_table(
+    data: bytes, leave_out: frozenset[str] = frozenset()
+) -> tuple[list[str], array[int], bytes] | None:
+    """Names, numbers and layouts of a file whose lines all have one layout and read cleanly
+    (the lines of `leave_out` aside); None when any line does not (the caller then parses line
+    by line)."""
     if not data.endswith(b"\n"):
         data += b"\n"
     lines = data.count(b"\n")
@@ -142,30 +155,67 @@ def _uniform_table(data: bytes) -> tuple[list[str], array[int], bytes] | None:
         or words[fields :: fields + 1].count(_SEPARATOR) != lines
     ):
         return None
-    del words[fields :: fields + 1]
-    raw_names = words[2::fields]
-    del words[2::fields]
-    if _SEPARATOR in raw_names:
+    layout = _rows(b" ".join(words[2 :: fields + 1]), fields, leave_out)
+    if layout is None:
         return None
-    joined = b" ".join(raw_names)
+    names, pick = layout
+    if pick is None:  # every line kept: the names and separators taken out in place
+        del words[fields :: fields + 1]
+        del words[2::fields]
+        numbers_read: list[bytes] | tuple[bytes, ...] = words
+    else:
+        numbers_read = pick(words)
+    if numbers_read and not b"".join(numbers_read).isdigit():  # ASCII digits only, no sign
+        return None
+    try:
+        numbers = array("Q", list(map(int, numbers_read)))
+    except OverflowError:
+        return None
+    width = fields - 1  # numbers per line: major, minor and 11, 15 or 17 counters
+    kept = len(names)
+    if width != ROW:
+        padded = array("Q", bytes(numbers.itemsize * ROW * kept))
+        for position in range(width):
+            padded[position::ROW] = numbers[position::width]
+        numbers = padded
+    return names, numbers, bytes([fields]) * kept
+
+
+@lru_cache(maxsize=8)
+def _rows(
+    joined: bytes, fields: int, leave_out: frozenset[str]
+) -> tuple[list[str], itemgetter[Any] | None] | None:
+    """The names of a bulk file's lines (`joined` by spaces) that are kept, and what picks
+    their numbers out of its words (None: every line is kept); None when the names do not
+    read cleanly. Worked out once per list of names: a live host's stays the same from one
+    read to the next."""
+    if _SEPARATOR in joined.split(b" "):
+        return None
     if not (joined.isascii() and joined.decode().isprintable()):
         return None
     names = joined.decode().split(" ")
     if len(set(names)) != len(names):  # a device twice: the first line is kept, and said
         return None
-    if not b"".join(words).isdigit():  # bytes: ASCII digits only, no sign
-        return None
-    try:
-        numbers = array("Q", list(map(int, words)))
-    except OverflowError:
-        return None
-    width = fields - 1  # numbers per line: major, minor and 11, 15 or 17 counters
-    if width != ROW:
-        padded = array("Q", bytes(numbers.itemsize * ROW * lines))
-        for position in range(width):
-            padded[position::ROW] = numbers[position::width]
-        numbers = padded
-    return names, numbers, bytes([fields]) * lines
+    kept = [row for row, name in enumerate(names) if name not in leave_out]
+    if len(kept) == len(names):
+        return names, None
+    if not kept:
+        return [], itemgetter(slice(0, 0))  # no line kept: no number read
+    stride = fields + 1
+    columns = [0, 1, *range(3, fields)]  # major, minor, the counters: not the name, not ";"
+    at = [row * stride + column for row in kept for column in columns]
+    return [names[row] for row in kept], itemgetter(*at)  # a line holds 13 numbers or more
+
+
+def _without(
+    names: list[str], numbers: array[int], layouts: bytes, leave_out: frozenset[str]
+) -> tuple[list[str], array[int], bytes]:
+    """A line-by-line table without the devices of `leave_out`."""
+    kept = [row for row, name in enumerate(names) if name not in leave_out]
+    rows = array("Q")
+    for row in kept:
+        rows.extend(numbers[row * ROW : (row + 1) * ROW])
+    return [names[row] for row in kept], rows, bytes(layouts[row] for row in kept)
 
 
 def _is_count(text: str) -> bool:

@@ -156,12 +156,14 @@ def query(
     start: datetime,
     end: datetime,
     policy: RetentionPolicy,
+    pending: SeriesPoint | None = None,
 ) -> SeriesQuery:
-    """`HistogramSeries.query` on the stored points of `host`."""
+    """`HistogramSeries.query` on the stored points of `host`, with `pending` (a point of the
+    finest tier not stored yet) as if it were stored."""
     start_s, end_s = _epoch_s(start), _epoch_s(end)
     found: list[SeriesPoint] = []
     resolution: int | None = None
-    for tier in policy.tiers:
+    for index, tier in enumerate(policy.tiers):
         rows = list(
             session.scalars(
                 select(SeriesPointRow)
@@ -175,8 +177,16 @@ def query(
                 .order_by(SeriesPointRow.start_s)
             )
         )
-        if rows:
-            found.extend(_point(row) for row in rows)
+        points = [_point(row) for row in rows]
+        if (
+            index == 0
+            and pending is not None
+            and pending.start_s < end_s
+            and pending.end_s > start_s
+        ):
+            points.append(pending)
+        if points:
+            found.extend(points)
             resolution = tier.resolution_s
     if resolution is None:
         return SeriesQuery(entity=entity, resolution_s=None)
@@ -236,12 +246,19 @@ class SeriesStore(Database):
             compact(session, host, policy, moment_or_now(now))
 
     def query_series(
-        self, host: str, entity: str, start: datetime, end: datetime, policy: RetentionPolicy
+        self,
+        host: str,
+        entity: str,
+        start: datetime,
+        end: datetime,
+        policy: RetentionPolicy,
+        pending: SeriesPoint | None = None,
     ) -> SeriesQuery:
         """`entity`'s points overlapping [start, end) at the coarsest resolution holding any
-        of them (`HistogramSeries.query`)."""
+        of them (`HistogramSeries.query`), `pending` (the sampler's bucket being filled) with
+        them."""
         with self._reading() as session:
-            return query(session, host, entity, start, end, policy)
+            return query(session, host, entity, start, end, policy, pending)
 
     def series_entities(self, host: str) -> list[str]:
         """Every entity of `host` with a point stored."""

@@ -115,6 +115,45 @@ def test_bulk_and_line_by_line_parses_agree() -> None:
         assert slow.problems == fast.problems == []
 
 
+@pytest.mark.parametrize("text", [UBUNTU_20, NODE_EXPORTER, PROCFS, ONLY_14, *SERIES])
+def test_devices_left_out_are_not_in_the_table(text: str) -> None:
+    """The live sampler leaves partitions out: the table is the whole one without their rows,
+    in bulk and line by line (a blank line sends the file there), and leaving out every
+    device or none works too."""
+    whole = table(text)
+    partitions = frozenset(n for n in whole.names if is_partition(n, set(whole.names)))
+    assert partitions  # every fixture has some
+    lines = text.splitlines(keepends=True)
+    for data in (text, "".join([*lines[:3], "\n", *lines[3:]])):
+        kept = parse_diskstats_table(data.encode(), 1.0, WHEN, leave_out=partitions)
+        assert kept.names == [n for n in whole.names if n not in partitions]
+        assert kept.index == {n: at for at, n in enumerate(kept.names)}
+        for name, at in kept.index.items():
+            row = whole.index[name]
+            assert (
+                kept.numbers[at * ROW : (at + 1) * ROW]
+                == whole.numbers[row * ROW : (row + 1) * ROW]
+            )
+            assert kept.layouts[at] == whole.layouts[row]
+        assert kept.problems == whole.problems
+    nothing = parse_diskstats_table(text.encode(), 1.0, WHEN, leave_out=frozenset(whole.names))
+    assert (nothing.names, len(nothing.numbers), nothing.layouts) == ([], 0, b"")
+    unknown = parse_diskstats_table(text.encode(), 1.0, WHEN, leave_out=frozenset({"nvme9n9"}))
+    assert (unknown.names, unknown.numbers) == (whole.names, whole.numbers)
+
+
+def test_a_bad_number_in_a_line_left_out_is_not_read() -> None:
+    """Only the kept lines' numbers are read: a garbled partition line does not send the file
+    line by line, and a garbled kept line still does."""
+    lines = [line for line in UBUNTU_20.splitlines(keepends=True) if line.strip()]  # bulk
+    name = lines[1].split()[2]
+    bad = [lines[0], lines[1].replace(" 0 ", " -0 ", 1), *lines[2:]]
+    t = parse_diskstats_table("".join(bad).encode(), 1.0, WHEN, leave_out=frozenset({name}))
+    assert name not in t.names and t.problems == [] and len(t.names) == 14
+    kept = parse_diskstats_table("".join(bad).encode(), 1.0, WHEN)
+    assert kept.skipped.count == 1 and name not in kept.names
+
+
 # --- the same figures as interval_figures ----------------------------------------------------
 
 

@@ -263,10 +263,27 @@ int BPF_PROG(on_issue, struct request *rq)
 		return 0;
 	found = bpf_map_lookup_elem(&starts, &key);
 	if (found) {
-		found->issue = now; /* it was inserted: keep that stamp */
+		/* Issued before and neither completed nor requeued since: that completion never
+		 * ran on_complete (docs/ebpf.md, unseen I/Os). Else it was inserted: keep that. */
+		if (found->issue)
+			dropped(DROP_NO_COMPLETION);
+		found->issue = now;
 		return 0;
 	}
 	dropped(DROP_START_FULL); /* no room, or the bucket busy (-EBUSY): either way untimed */
+	return 0;
+}
+
+/* A requeued request is issued again without a completion between: its issue stamp goes,
+ * so that the next issue does not take it for a completion unseen. */
+SEC("tp_btf/block_rq_requeue")
+int BPF_PROG(on_requeue, struct request *rq)
+{
+	__u64 key = (__u64)rq;
+	struct start *found = bpf_map_lookup_elem(&starts, &key);
+
+	if (found)
+		found->issue = 0;
 	return 0;
 }
 

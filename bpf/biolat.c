@@ -98,9 +98,9 @@ static __u64 sum_percpu(const __u64 *values)
 static void print_programs(struct biolat_bpf *skel)
 {
 	struct bpf_program *progs[] = { skel->progs.on_insert, skel->progs.on_issue,
-					skel->progs.on_complete };
+					skel->progs.on_complete, skel->progs.on_requeue };
 	printf("\"programs\":[");
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		struct bpf_prog_info info;
 		__u32 len = sizeof(info);
 
@@ -143,18 +143,20 @@ static __u64 unseen_completions(struct biolat_bpf *skel)
 static void print_drops(struct biolat_bpf *skel)
 {
 	static const char *names[DROP_COUNT] = { "start_map_full", "histogram_map_full",
-						 "no_disk", "no_start", "no_issue" };
+						 "no_disk", "no_start", "no_issue", "no_completion" };
 	__u64 values[MAX_CPUS];
 	int fd = bpf_map__fd(skel->maps.drops);
 
 	printf("\"drops\":{");
 	for (__u32 k = 0; k < DROP_COUNT; k++) {
+		__u64 n;
+
 		memset(values, 0, sizeof(__u64) * ncpus);
 		bpf_map_lookup_elem(fd, &k, values);
-		printf("%s\"%s\":%llu", k ? "," : "", names[k],
-		       (unsigned long long)sum_percpu(values));
+		n = sum_percpu(values) + (k == DROP_NO_COMPLETION ? unseen_completions(skel) : 0);
+		printf("%s\"%s\":%llu", k ? "," : "", names[k], (unsigned long long)n);
 	}
-	printf(",\"no_completion\":%llu}", (unsigned long long)unseen_completions(skel));
+	printf("}");
 }
 
 /* The raw log-linear index (what parse/biolat.py reads) of dense latency bucket i. */

@@ -290,10 +290,16 @@ def test_io_past_the_budgets_entries_is_still_counted(loop: str) -> None:
     memory = recording.memory
     assert memory is not None and memory.capacity == 1 and memory.bytes <= budget
     (device,) = recording.devices
+    counted = 0
     for op, figures in ((BlockOp.READ, fio["read"]), (BlockOp.WRITE, fio["write"])):
         recorded = device.op(op)
-        assert recorded is not None and recorded.device_time.count == figures["total_ios"]
-    assert recording.lost == 0
+        assert recorded is not None
+        assert recording.lost or recorded.device_time.count == figures["total_ios"]
+        counted += recorded.device_time.count
+    # none lost for want of room; completions the kernel skipped under load are counted
+    # as lost (docs/ebpf.md, unseen I/Os)
+    assert recording.drops["histogram_map_full"] == 0
+    assert counted + recording.lost == fio["read"]["total_ios"] + fio["write"]["total_ios"]
 
 
 def _map_ids(pid: int) -> set[int]:

@@ -24,6 +24,10 @@ const volatile bool filter_devices = false;
  * `stats` and `spill` per-CPU or plain hashes to match; the branch not taken is removed by
  * the verifier. */
 const volatile bool shared_layout = false;
+/* CLOCK_MONOTONIC when every program was attached (set by the loader then; 0 before): a
+ * request made after it has had its insertion and issue seen, so a completion of it with
+ * no start stamp is an I/O lost, not one begun before the window. */
+__u64 window_start = 0;
 
 struct start {
 	__u64 insert;
@@ -258,30 +262,69 @@ int BPF_PROG(on_issue, struct request *rq)
 	if (!err)
 		return 0;
 	found = bpf_map_lookup_elem(&starts, &key);
-	if (found)
-		found->issue = now; /* it was inserted: keep that stamp */
-	else
-		dropped(DROP_START_FULL);
+	if (found) {
+		/* Issued before and neither completed nor requeued since: that completion never
+		 * ran on_complete (docs/ebpf.md, unseen I/Os). Else it was inserted: keep that. */
+		if (found->issue)
+			dropped(DROP_NO_COMPLETION);
+		found->issue = now;
+		return 0;
+	}
+	dropped(DROP_START_FULL); /* no room, or the bucket busy (-EBUSY): either way untimed */
 	return 0;
+}
+
+/* A requeued request is issued again without a completion between: its issue stamp goes,
+ * so that the next issue does not take it for a completion unseen. */
+SEC("tp_btf/block_rq_requeue")
+int BPF_PROG(on_requeue, struct request *rq)
+{
+	__u64 key = (__u64)rq;
+	struct start *found = bpf_map_lookup_elem(&starts, &key);
+
+	if (found)
+		found->issue = 0;
+	return 0;
+}
+
+/* Whether `rq` was made after every program was attached (its allocation stamp, kept when
+ * the queue keeps I/O statistics; without one, assumed so). */
+static __always_inline bool made_in_window(struct request *rq)
+{
+	__u64 made = rq->start_time_ns;
+
+	return !made || made >= window_start;
 }
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(on_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
 	__u64 key = (__u64)rq, now = bpf_ktime_get_ns(), insert, issue;
-	struct start *s = bpf_map_lookup_elem(&starts, &key);
+	struct start *s;
 	struct stats_key sk;
 	struct stats *st;
 	bool spilled = false;
 	__u32 size;
 
-	if (!s)
-		return 0; /* issued before the recording started */
+	s = bpf_map_lookup_elem(&starts, &key);
+	if (!s) {
+		/* Begun before the window: not counted. Made in it: lost, and said so. */
+		if (window_start && (!filter_devices || wanted(request_dev(rq)))) {
+			if (made_in_window(rq))
+				dropped(DROP_NO_START);
+		}
+		return 0;
+	}
 	insert = s->insert;
 	issue = s->issue;
+	/* Cleared first, so that an element a failed delete leaves behind stamps nothing. */
+	s->insert = 0;
+	s->issue = 0;
 	bpf_map_delete_elem(&starts, &key); /* s is not read after this: its element is reused */
-	if (!issue)
+	if (!issue) {
+		dropped(DROP_NO_ISSUE);
 		return 0;
+	}
 	sk.dev = request_dev(rq);
 	if (!sk.dev) {
 		dropped(DROP_NO_DISK);

@@ -17,7 +17,19 @@
 
 enum kind { KIND_DEVICE = 0, KIND_QUEUE = 1, KIND_SIZE = 2, KIND_TOTAL = 3, KIND_COUNT = 4 };
 enum lat { LAT_DEVICE = 0, LAT_QUEUE = 1, LAT_TOTAL = 2, LAT_COUNT = 3 };
-enum drop { DROP_START_FULL = 0, DROP_HIST_FULL = 1, DROP_NO_DISK = 2, DROP_COUNT = 3 };
+/* Why a completion went uncounted (biolat.bpf.c): no room for its start stamp, nor for its
+ * entry; no disk on the request; no start stamp for a request made in the window; a start
+ * stamp without an issue stamp; an issue finding the request's previous issue stamp (its
+ * completion never seen), to which the loader adds start stamps left too long (biolat.c). */
+enum drop {
+	DROP_START_FULL = 0,
+	DROP_HIST_FULL = 1,
+	DROP_NO_DISK = 2,
+	DROP_NO_START = 3,
+	DROP_NO_ISSUE = 4,
+	DROP_NO_COMPLETION = 5,
+	DROP_COUNT = 6,
+};
 
 /* Entries the program may take when it cannot allocate one (biolat.bpf.c, spill). */
 #define SPILL_ENTRIES 64

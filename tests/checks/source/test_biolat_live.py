@@ -72,25 +72,21 @@ class Recorder:
         return parse_recording(out)
 
 
-def _agrees_with_fio(recording: BlockRecording, fio: dict[str, Any], exact: bool) -> None:
-    """Every I/O fio completed counted (within 1 % as the issue allows; bytes equal when
-    `exact`), its percentiles at or below fio's total latency, nothing lost."""
+def _agrees_with_fio(recording: BlockRecording, fio: dict[str, Any]) -> None:
+    """Every I/O fio completed counted, or counted as lost: count + lost equals fio's count
+    exactly, and the bytes too when nothing was lost; the percentiles at or below fio's total
+    latency. (On a loaded machine the kernel has skipped a few completions: docs/ebpf.md,
+    unseen I/Os; they are lost, never silently.)"""
     (device,) = recording.devices  # the filter: only the loop device
+    counted = 0
     for op, figures in ((BlockOp.READ, fio["read"]), (BlockOp.WRITE, fio["write"])):
         recorded = device.op(op)
         assert recorded is not None
-        said = (
-            op,
-            recorded.device_time.count,
-            figures["total_ios"],
-            recording.drops,
-            recording.recursion_misses,
-        )
-        assert abs(recorded.device_time.count - figures["total_ios"]) <= 0.01 * figures["total_ios"]
-        if exact:
+        counted += recorded.device_time.count
+        said = (op, recorded.device_time.count, figures["total_ios"], recording.drops)
+        if recording.lost == 0:
+            assert recorded.device_time.count == figures["total_ios"], said
             assert recorded.bytes == figures["io_bytes"], said
-        else:
-            assert abs(recorded.bytes - figures["io_bytes"]) <= 0.01 * figures["io_bytes"], said
         # fio's total latency (submission + completion) bounds the device time from above;
         # 5% for the two histograms' bucket widths
         total = figures["lat_ns"]["percentile"]
@@ -99,7 +95,9 @@ def _agrees_with_fio(recording: BlockRecording, fio: dict[str, Any], exact: bool
             assert ours is not None and ours * 1e9 <= total[f"{percent}.000000"] * 1.05
         assert recorded.device_time.max_ns is not None
         assert recorded.device_time.max_ns <= figures["lat_ns"]["max"]
-    assert recording.lost == 0
+    assert {"no_start", "no_issue", "no_completion"} <= recording.drops.keys()
+    expected = fio["read"]["total_ios"] + fio["write"]["total_ios"]
+    assert counted + recording.lost == expected, (counted, recording.lost, recording.drops)
 
 
 @pytest.mark.parametrize("layout", list(RecorderLayout))
@@ -110,20 +108,18 @@ def test_every_io_fio_completed_is_counted_once(loop: str, layout: RecorderLayou
     recording = recorder.stop()
     assert recording.memory is not None and recording.memory.layout is layout
     assert recording.devices[0].dev == dev_of(loop)
-    _agrees_with_fio(recording, fio, exact=True)
+    _agrees_with_fio(recording, fio)
 
 
 @pytest.mark.parametrize("layout", list(RecorderLayout))
 def test_two_cpus_counting_into_the_same_entries(loop: str, layout: RecorderLayout) -> None:
     """Two fio jobs, so both CPUs complete the device's I/Os at once: in the shared layout
-    their atomic adds meet in the same values. Within 1 %: in full test runs on a loaded
-    machine a few I/Os of 4,096 have gone uncounted in both layouts, with no drop or
-    recursion miss to show for it (docs/ebpf.md, not yet); alone, every run was exact."""
+    their atomic adds meet in the same values."""
     recorder = Recorder([dev_of(loop)], layout=layout)
     fio = run_fio(loop, "--iodepth=8", "--io_size=8M", "--numjobs=2", "--group_reporting")
     recording = recorder.stop()
     assert recording.memory is not None and recording.memory.layout is layout
-    _agrees_with_fio(recording, fio, exact=False)
+    _agrees_with_fio(recording, fio)
 
 
 def test_io_before_the_window_is_not_counted(loop: str) -> None:
@@ -223,7 +219,8 @@ def test_percentiles_agree_with_the_kernels_own_trace(
         instance.rmdir()
     read = recording.devices[0].op(BlockOp.READ)
     assert read is not None
-    assert abs(traced.count - read.device_time.count) <= 0.01 * read.device_time.count
+    # the same I/Os, exactly: each counted, or counted as lost
+    assert traced.count == read.device_time.count + recording.lost, recording.drops
     for percent in (50, 90, 99):
         ours, theirs = read.device_time.percentile_s(percent), traced.percentile_s(percent)
         assert ours is not None and theirs is not None
@@ -293,10 +290,16 @@ def test_io_past_the_budgets_entries_is_still_counted(loop: str) -> None:
     memory = recording.memory
     assert memory is not None and memory.capacity == 1 and memory.bytes <= budget
     (device,) = recording.devices
+    counted = 0
     for op, figures in ((BlockOp.READ, fio["read"]), (BlockOp.WRITE, fio["write"])):
         recorded = device.op(op)
-        assert recorded is not None and recorded.device_time.count == figures["total_ios"]
-    assert recording.lost == 0
+        assert recorded is not None
+        assert recording.lost or recorded.device_time.count == figures["total_ios"]
+        counted += recorded.device_time.count
+    # none lost for want of room; completions the kernel skipped under load are counted
+    # as lost (docs/ebpf.md, unseen I/Os)
+    assert recording.drops["histogram_map_full"] == 0
+    assert counted + recording.lost == fio["read"]["total_ios"] + fio["write"]["total_ios"]
 
 
 def _map_ids(pid: int) -> set[int]:

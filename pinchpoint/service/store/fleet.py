@@ -139,9 +139,14 @@ def judge_groups(session: Session, groups: set[Group], judge: FleetJudge, now: d
         for chunk in _chunks(sorted(keys))
     ]
     clauses += [FleetFindingRow.finding_id.in_(chunk) for chunk in _chunks(sorted(found))]
-    stored = {
-        row.finding_id: row for row in session.scalars(select(FleetFindingRow).where(or_(*clauses)))
-    }
+    stored = (
+        {
+            row.finding_id: row
+            for row in session.scalars(select(FleetFindingRow).where(or_(*clauses)))
+        }
+        if clauses
+        else {}  # nothing judged and nothing found: no row to read
+    )
     changed = 0
     for finding_id, row in stored.items():
         if finding_id not in found and row.state != RESOLVED:

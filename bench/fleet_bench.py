@@ -117,11 +117,9 @@ def _by_digest_template(report: object, inventory: object) -> Template:
 
     assert isinstance(report, Report) and isinstance(inventory, Inventory)
     report, inventory = _placeheld(report, inventory)
-    text = _by_digest_body(report, inventory, split_inventory(inventory), (), 1.0).decode()
-    text = text.replace('"2099-01-01T00:00:00Z"', f'"{MOMENT}"')
-    if NAME not in text or MOMENT not in text:
-        raise SystemExit("the template lost its placeholders")
-    return Template(text)
+    return _as_template(
+        _by_digest_body(report, inventory, split_inventory(inventory), (), 1.0).decode()
+    )
 
 
 def _placeheld(report: Report, inventory: Inventory) -> tuple[Report, Inventory]:
@@ -144,8 +142,18 @@ def _template_of(report: object, inventory: object) -> Template:
 
     assert isinstance(report, Report) and isinstance(inventory, Inventory)
     report, inventory = _placeheld(report, inventory)
-    text = '{"report":' + report.model_dump_json() + ',"inventory":' + inventory.model_dump_json()
-    text = text.replace('"2099-01-01T00:00:00Z"', f'"{MOMENT}"') + ',"duration_s":1.0}'
+    return _as_template(
+        '{"report":'
+        + report.model_dump_json()
+        + ',"inventory":'
+        + inventory.model_dump_json()
+        + ',"duration_s":1.0}'
+    )
+
+
+def _as_template(text: str) -> Template:
+    """A push body made of `_placeheld` models as a template of the host name and the time."""
+    text = text.replace('"2099-01-01T00:00:00Z"', f'"{MOMENT}"')
     if NAME not in text or MOMENT not in text:
         raise SystemExit("the template lost its placeholders")
     return Template(text)

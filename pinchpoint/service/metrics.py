@@ -22,11 +22,8 @@ ones only; PCIe functions leave out SR-IOV virtual functions; disk work is per w
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
-from functools import lru_cache
-from operator import attrgetter
-from typing import cast
 
 from prometheus_client.core import (
     CounterMetricFamily,
@@ -35,9 +32,8 @@ from prometheus_client.core import (
     InfoMetricFamily,
     Metric,
 )
-from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4, choose_encoder, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4, choose_encoder
 from prometheus_client.registry import CollectorRegistry
-from prometheus_client.utils import floatToGoString
 from pydantic import BaseModel, Field
 
 from pinchpoint import __version__
@@ -47,6 +43,7 @@ from pinchpoint.model.latency_recording import BlockRecording
 from pinchpoint.model.network import NicKind
 from pinchpoint.model.sas import Phy
 from pinchpoint.naming import disk_ref
+from pinchpoint.service.metrics_text import InfoText, WorkText, text_of
 from pinchpoint.service.notify import NotifyCounts
 from pinchpoint.stats.attach import AttachedKind, attach_names
 from pinchpoint.stats.disk_work import DiskWork
@@ -471,7 +468,7 @@ def _disk_info(
     out: _Families, inventory: Inventory | None, work: Sequence[DiskWork], as_text: bool = False
 ) -> None:
     """`pinchpoint_disk_info`: one series per disk carrying its place in the topology, the
-    labels other disk series leave out, joined on `disk` with `group_left` (as `_InfoText`
+    labels other disk series leave out, joined on `disk` with `group_left` (as `InfoText`
     lines when `as_text`)."""
     rows: list[tuple[str, dict[str, str]]] = []
     described: set[str] = set()
@@ -510,51 +507,12 @@ def _disk_info(
         if totals.disk not in described:
             rows.append((totals.disk, {"name": totals.disk}))
     if as_text:
-        out.metrics[DISK_INFO] = _InfoText(rows)  # type: ignore[assignment]
+        out.metrics[DISK_INFO] = InfoText(DISK_INFO, DISK_INFO_HELP, rows)  # type: ignore[assignment]
         return
     family = InfoMetricFamily(DISK_INFO, DISK_INFO_HELP, labels=["disk"])
     for disk_id, labels in rows:
         family.add_metric([disk_id], labels)
     out.metrics[family.name] = family
-
-
-class _InfoText:
-    """`pinchpoint_disk_info` as text format 0.0.4 lines, written directly: what
-    `generate_latest` writes for the same `InfoMetricFamily`, each line made once per set of
-    labels (they change only with the inventory)."""
-
-    def __init__(self, rows: list[tuple[str, dict[str, str]]]) -> None:
-        self.rows = rows
-
-    def text(self) -> str:
-        name = f"{DISK_INFO}_info"
-        help_text = _help(DISK_INFO_HELP)
-        return "".join(
-            [
-                f"# HELP {name} {help_text}\n# TYPE {name} gauge\n",
-                *[
-                    _info_line(tuple(sorted({"disk": disk_id, **labels}.items())))
-                    for disk_id, labels in self.rows
-                ],
-            ]
-        )
-
-
-@lru_cache(maxsize=16384)
-def _info_line(labels: tuple[tuple[str, str], ...]) -> str:
-    """One `pinchpoint_disk_info` line of labels sorted by name, as the text format writes it."""
-    joined = ",".join(f'{key}="{_label_value(value)}"' for key, value in labels)
-    return f"{DISK_INFO}_info{{{joined}}} 1.0\n"
-
-
-def _help(text: str) -> str:
-    """A help text escaped as the text format escapes it."""
-    return text.replace("\\", r"\\").replace("\n", r"\n")
-
-
-def _label_value(value: str) -> str:
-    """A label value escaped as the text format escapes it."""
-    return value.replace("\\", r"\\").replace("\n", r"\n").replace('"', r"\"")
 
 
 def _disk_work(out: _Families, work: Sequence[DiskWork]) -> None:
@@ -564,39 +522,6 @@ def _disk_work(out: _Families, work: Sequence[DiskWork]) -> None:
         for totals in work:
             family.add_metric([totals.disk], getattr(totals, field))
         out.metrics[name] = family
-
-
-class _WorkText:
-    """One disk work counter family as text format 0.0.4 lines, written directly: what
-    `generate_latest` writes for the same `CounterMetricFamily`, byte for byte, without a
-    sample object and a label escaping per disk (7,680 lines at 960 disks, most of a render)."""
-
-    def __init__(self, name: str, help_text: str, work: Sequence[DiskWork], field: str) -> None:
-        self.name = name
-        self.help_text = help_text
-        self.work = work
-        self.field = field
-
-    def text(self) -> str:
-        name = f"{self.name}_total"
-        help_text = _help(self.help_text)
-        get = attrgetter(self.field)
-        return "".join(
-            [
-                f"# HELP {name} {help_text}\n# TYPE {name} counter\n",
-                *[f"{name}{_disk_label(w.disk)} {_go_float(get(w))}\n" for w in self.work],
-            ]
-        )
-
-
-_go_float = cast(Callable[[float], str], floatToGoString)  # how the text format writes a value
-
-
-@lru_cache(maxsize=16384)
-def _disk_label(disk: str) -> str:
-    """`{disk="…"}` with the value escaped as the text format escapes it, made once per disk
-    (a disk's id changes only with the inventory)."""
-    return f'{{disk="{_label_value(disk)}"}}'
 
 
 def _recorded(out: _Families, inventory: Inventory | None, recording: BlockRecording) -> None:
@@ -626,7 +551,7 @@ def _recorded(out: _Families, inventory: Inventory | None, recording: BlockRecor
 
 class _HostCollector:
     """Yields every family for one `MetricsInput`; with `disks_as_text`, the per-disk families
-    (info and work counters) as `_InfoText` and `_WorkText` (for the text format)."""
+    (info and work counters) as `InfoText` and `WorkText` (for the text format)."""
 
     def __init__(self, data: MetricsInput, disks_as_text: bool = False) -> None:
         self.data = data
@@ -723,7 +648,7 @@ class _HostCollector:
             _disk_info(out, data.inventory, data.work, self.disks_as_text)
         if data.work and self.disks_as_text:
             for name, help_text, field in WORK_COUNTERS:
-                out.metrics[name] = _WorkText(name, help_text, data.work, field)  # type: ignore[assignment]
+                out.metrics[name] = WorkText(name, help_text, data.work, field)  # type: ignore[assignment]
         elif data.work:
             _disk_work(out, data.work)
         if data.recorded is not None:
@@ -765,33 +690,10 @@ def accepts_text_format(accept: str | None) -> bool:
     )
 
 
-class _Run:
-    """Families in a row, as `generate_latest` collects them."""
-
-    def __init__(self, families: list[Metric]) -> None:
-        self.families = families
-
-    def collect(self) -> list[Metric]:
-        return self.families
-
-
 def text_exposition(data: MetricsInput) -> bytes:
     """The text format 0.0.4 of one scrape: `generate_latest` of its families, but the
-    per-disk ones written directly (`_InfoText`, `_WorkText`), byte for byte what it would
-    write."""
-    parts: list[bytes] = []
-    run: list[Metric] = []
-    for family in _HostCollector(data, disks_as_text=True).collect():
-        if isinstance(family, _WorkText | _InfoText):
-            if run:
-                parts.append(generate_latest(_Run(run)))
-                run = []
-            parts.append(family.text().encode())
-        else:
-            run.append(family)
-    if run:
-        parts.append(generate_latest(_Run(run)))
-    return b"".join(parts)
+    per-disk ones written directly (`metrics_text`), byte for byte what it would write."""
+    return text_of(_HostCollector(data, disks_as_text=True).collect())
 
 
 def metrics_exposition(data: MetricsInput, accept: str | None = None) -> tuple[bytes, str]:

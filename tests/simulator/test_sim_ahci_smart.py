@@ -5,17 +5,17 @@ the project's parser, and joined to their block device by the WWN sysfs gives.""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fixture_paths import FIXTURES, SPECS
+from fixture_paths import FIXTURES
 
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.parse.smart_json import parse_smartctl_json
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.model.health import DiskProtocol
-from pinchpoint.simulator import load_spec, write_snapshot
 
 SMARTCTL = FIXTURES / "smartctl"
 # Real `smartctl -j` reports of SATA disks on a host's own ports (`[SAT]`, no USB or RAID
@@ -36,10 +36,8 @@ def real(name: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("ahci-smart") / "snapshot"
-    write_snapshot(load_spec(SPECS / "ahci_mixed_firmware.toml"), out)
-    return out
+def snapshot(scenario: Callable[[str], Path]) -> Path:
+    return scenario("ahci_mixed_firmware")
 
 
 def simulated(snapshot: Path, device: str) -> dict[str, Any]:

@@ -124,7 +124,13 @@ def _hit(enclosure: Enclosure, trouble: ElementTrouble, inventory: Inventory) ->
     element = trouble.element
     name = enclosure_element_name(enclosure, element)
     paths_text, path_facts = _paths_through(element, enclosure, inventory)
-    facts = [Fact(name="status", value=element.status)]
+    facts = [
+        Fact(name="status", value=element.status),
+        Fact(  # how sg_ses addresses it: type header index, element within the type
+            name="SES element",
+            value=f"sg_ses --index={element.type_index},{element.index}",
+        ),
+    ]
     if element.fail:
         facts.append(Fact(name="Fail bit", value=True))
     if element.predicted_failure:
@@ -147,8 +153,7 @@ def _hit(enclosure: Enclosure, trouble: ElementTrouble, inventory: Inventory) ->
         remediation=_remediation(element),
         evidence=[
             Evidence(
-                summary=f"{name} (SES element {element.index} of type [ti={element.type_index}]) "
-                f"{trouble.what}{paths_text}",
+                summary=f"{name} {trouble.what}{paths_text}",
                 facts=facts,
             )
         ],

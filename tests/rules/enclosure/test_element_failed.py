@@ -104,6 +104,7 @@ def test_the_failed_io_module_names_the_paths_through_it(faults: list[Finding]) 
     port = "0000:81:00.0 SAS9300-8e connector 0"
     assert facts(iom)[f"disk paths from {port} to JBOD-B"] == "12: slots 0–11"
     assert facts(iom)[f"disk paths from {port} to JBOD-A"] == "12: slots 0–11"
+    assert facts(iom)["SES element"] == "sg_ses --index=5,1"  # type header 5, its element 1
     assert "other I/O module" in iom.remediation
 
 

@@ -9,8 +9,6 @@
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import gc
 import logging
 import multiprocessing
@@ -19,6 +17,7 @@ import threading
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import cache
 from multiprocessing.connection import Connection
 from typing import Generic, TypeVar
 
@@ -123,13 +122,16 @@ def keep_long_lived() -> None:
     return_free_memory()
 
 
+@cache
 def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's `malloc_trim`, looked up when first needed: finding libc runs `ldconfig -p`
+    and imports ctypes, which a one-shot command (`pinchpoint check`) never needs."""
+    import ctypes
+    import ctypes.util
+
     name = ctypes.util.find_library("c")
     trim = getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
     return trim if callable(trim) else None
-
-
-_trim = _malloc_trim()
 
 
 def return_free_memory() -> bool:
@@ -137,9 +139,10 @@ def return_free_memory() -> bool:
     elsewhere). Once an old view is freed its pages stay with the process otherwise: on the
     1,920-path host RSS was 35 MB lower after eight sweeps with it (docs/benchmarks.md). The GIL
     is released while it runs (ctypes), 8-50 ms."""
-    if _trim is None:
+    trim = _malloc_trim()
+    if trim is None:
         return False
-    _trim(0)
+    trim(0)
     return True
 
 

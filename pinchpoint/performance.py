@@ -41,6 +41,11 @@ log = logging.getLogger(__name__)
 # 0.25-0.3 s of a 1.5 s `check`, for nothing (the models hold no cycles). Paused during the
 # building, the collector runs once afterwards, on the young objects only.
 #
+# `pinchpoint check` keeps it paused for the whole command, its imports included, and drops the
+# check's models before it resumes: otherwise a full collection fell among the imports and the
+# first allocation after the check's pause walked every model (0.26 s of collections in all,
+# 0.03-0.09 s after; docs/benchmarks.md, "third pass").
+#
 # Pauses nest and may overlap across threads (the service checks hosts in worker threads): the
 # collector is paused while any pause is open and resumed when the last one closes, and only if
 # it was running when the first one opened.

@@ -9,8 +9,6 @@
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import gc
 import logging
 import multiprocessing
@@ -19,6 +17,7 @@ import threading
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import cache
 from multiprocessing.connection import Connection
 from typing import Generic, TypeVar
 
@@ -41,6 +40,11 @@ log = logging.getLogger(__name__)
 # the process looking for cycles: on the 1,920-path benchmark host four full collections took
 # 0.25-0.3 s of a 1.5 s `check`, for nothing (the models hold no cycles). Paused during the
 # building, the collector runs once afterwards, on the young objects only.
+#
+# `pinchpoint check` keeps it paused for the whole command, its imports included, and drops the
+# check's models before it resumes: otherwise a full collection fell among the imports and the
+# first allocation after the check's pause walked every model (0.26 s of collections in all,
+# 0.03-0.09 s after; docs/benchmarks.md, "third pass").
 #
 # Pauses nest and may overlap across threads (the service checks hosts in worker threads): the
 # collector is paused while any pause is open and resumed when the last one closes, and only if
@@ -123,13 +127,16 @@ def keep_long_lived() -> None:
     return_free_memory()
 
 
+@cache
 def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's `malloc_trim`, looked up when first needed: finding libc runs `ldconfig -p`
+    and imports ctypes, which a one-shot command (`pinchpoint check`) never needs."""
+    import ctypes
+    import ctypes.util
+
     name = ctypes.util.find_library("c")
     trim = getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
     return trim if callable(trim) else None
-
-
-_trim = _malloc_trim()
 
 
 def return_free_memory() -> bool:
@@ -137,9 +144,10 @@ def return_free_memory() -> bool:
     elsewhere). Once an old view is freed its pages stay with the process otherwise: on the
     1,920-path host RSS was 35 MB lower after eight sweeps with it (docs/benchmarks.md). The GIL
     is released while it runs (ctypes), 8-50 ms."""
-    if _trim is None:
+    trim = _malloc_trim()
+    if trim is None:
         return False
-    _trim(0)
+    trim(0)
     return True
 
 

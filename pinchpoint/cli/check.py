@@ -150,6 +150,32 @@ def _push(url: str, checkup: Checkup) -> None:
     errors.print(f"report pushed to {url} (stored as report {stored})", highlight=False)
 
 
+def _checked(
+    snapshot: Path | None,
+    demo: bool,
+    config_file: Path | None,
+    seconds: float,
+    record: bool,
+    previous: Path | None,
+    written: tuple[ReportFormat, Path | None],
+    push_to: str | None,
+) -> Report:
+    """The report of the host, written as `written` says (a format, a file or stdout) and
+    pushed to `push_to`; the inventory and statistics behind it are freed on return."""
+    from pinchpoint.rules.catalog import CATALOG
+
+    config = rules_config(config_file, CATALOG)
+    # any other error is one line and exit 2 (not Python's 1, which means "findings"):
+    # `cli.errors.PinchpointGroup`
+    if record and (snapshot is not None or demo):
+        raise fail("--record records this host: not with --snapshot or --demo — leave those out")
+    checkup = check_host(snapshot, demo, config, seconds, CATALOG, previous, record)
+    _write(checkup.report, *written)
+    if push_to:
+        _push(push_to, checkup)
+    return checkup.report
+
+
 def check_command(
     snapshot: Annotated[
         Path | None,
@@ -204,23 +230,20 @@ def check_command(
     ] = None,
 ) -> None:
     """Evaluate every rule: findings by severity with entity, evidence and fix."""
-    from pinchpoint.rules.catalog import CATALOG
+    from pinchpoint.performance import gc_paused
 
     chosen = chosen_format(form, as_json)
     if snapshot is not None and demo:
         raise fail("--snapshot and --demo exclude each other — give one of them")
     if not seconds > 0:
         raise fail(f"--seconds must be above 0, not {seconds} — give a number of seconds above 0")
-    config = rules_config(config_file, CATALOG)
-    # any other error is one line and exit 2 (not Python's 1, which means "findings"):
-    # `cli.errors.PinchpointGroup`
-    if record and (snapshot is not None or demo):
-        raise fail("--record records this host: not with --snapshot or --demo — leave those out")
-    checkup = check_host(snapshot, demo, config, seconds, CATALOG, previous, record)
-    report = checkup.report
-    _write(report, chosen, output)
-    if push_to:
-        _push(push_to, checkup)
+    # The imports, the check and the report in one pause of the collector, the check's models
+    # freed before it resumes: on the 1,920-path host a full collection during the imports and
+    # one over every model when the check's own pause ended took 0.2-0.25 s (docs/benchmarks.md).
+    with gc_paused():
+        report = _checked(
+            snapshot, demo, config_file, seconds, record, previous, (chosen, output), push_to
+        )
     if fails(report, fail_on or [FailOn.CRITICAL]):
         raise typer.Exit(1)
 

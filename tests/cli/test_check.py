@@ -8,6 +8,7 @@ inventory counts them): the CLI is tested, not the other rules.
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
@@ -238,3 +239,21 @@ def test_previous_compares_two_sweeps_of_a_host(tmp_path: Path) -> None:
     assert [f.entity.name for f in rising] == ["0000:03:00.0 SAS9300-8e connector 0 phy 1"]
     code, out = check("--snapshot", sweeps[1], "--previous", str(tmp_path / "nowhere"))
     assert code == 2 and "--previous" in out and "nowhere" in out
+
+
+def test_the_collector_is_paused_through_the_whole_command_and_resumed(
+    balanced: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From the rules' import to the report written (`check_command`), then running again."""
+    seen: list[bool] = []
+    write = check_commands._write
+    monkeypatch.setattr(
+        check_commands, "_write", lambda *args: (seen.append(gc.isenabled()), write(*args))
+    )
+    assert gc.isenabled()
+    code, out = check("--snapshot", str(balanced), "--config", str(config(tmp_path, "")))
+    assert code == 0 and seen == [False], out
+    assert gc.isenabled()
+    code, out = check("--snapshot", str(balanced), "--config", str(tmp_path / "none.toml"))
+    assert code == 2 and "no such config file" in out
+    assert gc.isenabled()  # an error on the way resumes it too

@@ -13,12 +13,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from pinchpoint.checks.source.archives import (
-    MALFORMED,
-    ArchiveLimits,
-    ArchiveRejected,
-    extract_snapshot_archive,
-)
 from pinchpoint.checks.source.base import (
     MAX_FILE_BYTES,
     READ_CHUNK,
@@ -318,6 +312,14 @@ def open_snapshot(path: str | Path) -> Iterator[SnapshotSource]:
         raise FileNotFoundError(f"no snapshot at {path}")
     if not is_archive(path):
         raise NotASnapshotError(f"{path} is neither a snapshot directory nor a .tar.gz archive")
+    # imported here: a snapshot directory (every `check` of one) needs no archive reader
+    from pinchpoint.checks.source.archives import (
+        MALFORMED,
+        ArchiveLimits,
+        ArchiveRejected,
+        extract_snapshot_archive,
+    )
+
     with Scratch("snapshot-") as tmp:
         try:
             root = extract_snapshot_archive(

@@ -13,26 +13,44 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from functools import lru_cache
+from typing import cast
 
 from pydantic import TypeAdapter
 from sqlalchemy import ColumnElement, Engine, Row, delete, or_, select, update
 from sqlalchemy.orm import Session
 
 from pinchpoint.model.findings import Finding
-from pinchpoint.model.fleet import FleetFacts, FleetModel, FleetNic, HostFleetFacts
+from pinchpoint.model.fleet import (
+    FleetFacts,
+    FleetModel,
+    FleetNic,
+    HostFleetFacts,
+    ModelBaseline,
+    NicBaseline,
+)
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.rules.catalog import FLEET_RULES
+from pinchpoint.rules.derived.fleet_baselines import (
+    model_baseline,
+    model_baseline_moved,
+    model_verdict,
+    nic_baseline,
+    nic_baseline_moved,
+    nic_verdict,
+)
 from pinchpoint.rules.derived.fleet_facts import host_fleet_facts
 from pinchpoint.rules.engine import evaluate, fleet_context
 from pinchpoint.service.store.bodies import pack, unpack
 from pinchpoint.service.store.database import Database, lock, moment_or_now
 from pinchpoint.service.store.inventories import report_inventory
 from pinchpoint.service.store.schema import (
+    FleetBaselineRow,
     FleetFactRow,
     FleetFindingRow,
+    FleetGenerationRow,
     HostRow,
     InventoryRow,
     ReportRow,
@@ -46,6 +64,7 @@ IN_CHUNK = 500  # keys in one IN (...) list
 
 FleetJudge = Callable[[FleetFacts], list[Finding]]
 Group = tuple[str, str]  # (kind, group_key)
+Baseline = NicBaseline | ModelBaseline
 
 _NICS = TypeAdapter(list[FleetNic])
 PARSED_KEPT = 16384  # fact rows kept parsed per process
@@ -90,11 +109,12 @@ def _digest(rows: dict[Group, str]) -> str:
     return hasher.hexdigest()
 
 
-def _owner(finding: Finding, hosts: Iterable[str]) -> str | None:
-    """The host a fleet finding is about: its id is `<rule>@<host>/…`."""
+def _owner(finding: Finding, hosts: Mapping[str, int]) -> str | None:
+    """The host a fleet finding is about: its id is `<rule>@<host>/…` (the longest host name
+    that is a prefix of it, should a name hold a slash)."""
     key = finding.id.partition("@")[2]
-    owners = [h for h in hosts if key.startswith(f"{h}/")]
-    return max(owners, key=len) if owners else None
+    ends = [at for at, char in enumerate(key) if char == "/"]
+    return next((key[:at] for at in reversed(ends) if key[:at] in hosts), None)
 
 
 def _chunks(keys: list[str]) -> Iterable[list[str]]:
@@ -102,37 +122,159 @@ def _chunks(keys: list[str]) -> Iterable[list[str]]:
         yield keys[start : start + IN_CHUNK]
 
 
-def judge_groups(session: Session, groups: set[Group], judge: FleetJudge, now: datetime) -> int:
-    """Judge each of `groups` again with the facts of every host in it and bring its stored
-    findings up to date (new ones open, gone ones resolved); how many rows changed."""
-    members: dict[Group, dict[str, str]] = {group: {} for group in groups}
+def _rule_key(group: Group) -> tuple[str, str] | tuple[str, tuple[str, ...]]:
+    """A group as the rules key it: (driver, model) or (kind, identity)."""
+    kind, key = group
+    parts = json.loads(key)
+    return (parts[0], parts[1]) if kind == NIC else (parts[0], tuple(parts[1:]))
+
+
+def _baseline(kind: str, bodies: Iterable[str]) -> Baseline:
+    """The baseline of a group from the fact rows of every member."""
+    if kind == NIC:
+        return nic_baseline(nic for body in bodies for nic in _parsed_nics(body))
+    return model_baseline(_parsed_model(body) for body in bodies)
+
+
+def _moved(
+    kind: str, kept: str, host: str, old: str | None, new: str | None
+) -> tuple[Baseline, bool] | None:
+    """The group's kept baseline moved by `host`'s facts `old` → `new`, and whether the members
+    that stand out stay those that did (but for `host`); None when it cannot be moved."""
+    if kind == NIC:
+        nics = NicBaseline.model_validate_json(kept)
+        moved_nics = nic_baseline_moved(
+            nics,
+            host,
+            list(_parsed_nics(old)) if old is not None else [],
+            list(_parsed_nics(new)) if new is not None else [],
+        )
+        if moved_nics is None:
+            return None
+        return moved_nics, nic_verdict(moved_nics) == nic_verdict(nics)
+    models = ModelBaseline.model_validate_json(kept)
+    moved_models = model_baseline_moved(
+        models,
+        host,
+        _parsed_model(old) if old is not None else None,
+        _parsed_model(new) if new is not None else None,
+    )
+    if moved_models is None:
+        return None
+    return moved_models, model_verdict(moved_models) == model_verdict(models)
+
+
+def _facts(group: Group, bodies: Mapping[str, str], baseline: Baseline) -> FleetFacts:
+    """What the rules judge: the members given (by host name) and the group's baseline."""
+    hosts = sorted(bodies)
+    if isinstance(baseline, NicBaseline):
+        return FleetFacts(
+            hosts=hosts,
+            nics=[nic for host in hosts for nic in _parsed_nics(bodies[host])],
+            nic_baselines={cast(tuple[str, str], _rule_key(group)): baseline},
+        )
+    return FleetFacts(
+        hosts=hosts,
+        models=[_parsed_model(bodies[host]) for host in hosts],
+        model_baselines={cast(tuple[str, tuple[str, ...]], _rule_key(group)): baseline},
+    )
+
+
+def _members(
+    session: Session, group: Group, where: ColumnElement[bool] | None = None
+) -> tuple[dict[str, str], dict[str, int]]:
+    """The fact rows of a group's members (all, or those `where` picks) by host name, and the
+    hosts' ids."""
+    kind, key = group
+    query = (
+        select(FleetFactRow.body, HostRow.name, HostRow.id)
+        .join(HostRow, HostRow.id == FleetFactRow.host_id)
+        .where(FleetFactRow.kind == kind, FleetFactRow.group_key == key)
+    )
+    bodies: dict[str, str] = {}
     owners: dict[str, int] = {}
+    for body, name, host_id in session.execute(query if where is None else query.where(where)):
+        bodies[name] = body
+        owners[name] = host_id
+    return bodies, owners
+
+
+def _keep_baseline(session: Session, group: Group, baseline: Baseline, empty: bool) -> None:
+    """Store the group's baseline (none for a group without members)."""
+    kind, key = group
+    row = session.get(FleetBaselineRow, (kind, key))
+    if empty:
+        if row is not None:
+            session.delete(row)
+    elif row is None:
+        session.add(FleetBaselineRow(kind=kind, group_key=key, body=baseline.model_dump_json()))
+    else:
+        row.body = baseline.model_dump_json()
+
+
+def judge_groups(session: Session, groups: set[Group], judge: FleetJudge, now: datetime) -> int:
+    """Judge each of `groups` again with the facts of every host in it, keep its baseline, and
+    bring its stored findings up to date (new ones open, gone ones resolved); how many rows
+    changed."""
+    found: dict[str, tuple[Group, Finding]] = {}
+    owners: dict[str, int] = {}
+    for group in sorted(groups):
+        bodies, ids = _members(session, group)
+        baseline = _baseline(group[0], bodies.values())
+        _keep_baseline(session, group, baseline, not bodies)
+        owners.update(ids)
+        if bodies:
+            for finding in judge(_facts(group, bodies, baseline)):
+                found[finding.id] = (group, finding)
+    return _keep_findings(session, groups, found, owners, now)
+
+
+def _judge_move(
+    session: Session,
+    group: Group,
+    host: HostRow,
+    old: str | None,
+    new: str | None,
+    judge: FleetJudge,
+    now: datetime,
+) -> int:
+    """Judge `group` after `host`'s facts in it went from `old` to `new` (its rows are written
+    already): against the kept baseline moved by the change, judge only `host` and the members
+    with open findings in the group — while the verdict does not move, nobody else can start or
+    stop standing out — else every member; how many finding rows changed."""
+    kept = session.get(FleetBaselineRow, group)
+    moved = _moved(group[0], kept.body, host.name, old, new) if kept is not None else None
+    if moved is None or not moved[1]:
+        return judge_groups(session, {group}, judge, now)
+    baseline = moved[0]
+    standing = select(FleetFindingRow.host_id).where(
+        FleetFindingRow.kind == group[0],
+        FleetFindingRow.group_key == group[1],
+        FleetFindingRow.state == OPEN,
+    )
+    bodies, owners = _members(
+        session, group, or_(FleetFactRow.host_id == host.id, FleetFactRow.host_id.in_(standing))
+    )
+    _keep_baseline(session, group, baseline, False)
+    found: dict[str, tuple[Group, Finding]] = {}
+    if bodies:
+        for finding in judge(_facts(group, bodies, baseline)):
+            found[finding.id] = (group, finding)
+    return _keep_findings(session, {group}, found, owners, now)
+
+
+def _keep_findings(
+    session: Session,
+    groups: set[Group],
+    found: dict[str, tuple[Group, Finding]],
+    owners: Mapping[str, int],
+    now: datetime,
+) -> int:
+    """Bring the stored findings of `groups` to `found` (what judging them found): new ones
+    open, gone ones resolved, changed ones rewritten; how many rows changed."""
     by_kind: dict[str, list[str]] = {}
     for kind, key in groups:
         by_kind.setdefault(kind, []).append(key)
-    for kind, keys in by_kind.items():
-        for chunk in _chunks(sorted(keys)):
-            for key, body, host, host_id in session.execute(
-                select(FleetFactRow.group_key, FleetFactRow.body, HostRow.name, HostRow.id)
-                .join(HostRow, HostRow.id == FleetFactRow.host_id)
-                .where(FleetFactRow.kind == kind, FleetFactRow.group_key.in_(chunk))
-            ):
-                members[(kind, key)][host] = body
-                owners[host] = host_id
-    found: dict[str, tuple[Group, Finding]] = {}
-    for group, bodies in sorted(members.items()):
-        if not bodies:
-            continue
-        hosts = sorted(bodies)
-        if group[0] == NIC:
-            facts = FleetFacts(
-                hosts=hosts, nics=[n for h in hosts for n in _parsed_nics(bodies[h])]
-            )
-        else:
-            models = [_parsed_model(bodies[h]) for h in hosts]
-            facts = FleetFacts(hosts=hosts, models=models)
-        for finding in judge(facts):
-            found[finding.id] = (group, finding)
     clauses: list[ColumnElement[bool]] = [
         (FleetFindingRow.kind == kind) & FleetFindingRow.group_key.in_(chunk)
         for kind, keys in by_kind.items()
@@ -196,6 +338,13 @@ def judge_groups(session: Session, groups: set[Group], judge: FleetJudge, now: d
     return changed
 
 
+def bump_fleet_generation(session: Session) -> None:
+    """Move the store's fleet generation, in the transaction that changes the fleet findings:
+    every central instance sees the change with its next read of the counter. Taken last in
+    the transaction (PostgreSQL holds the row until the commit)."""
+    session.execute(update(FleetGenerationRow).values(value=FleetGenerationRow.value + 1))
+
+
 def keep_fleet_facts(
     session: Session,
     host: HostRow,
@@ -205,8 +354,8 @@ def keep_fleet_facts(
     judge: FleetJudge,
 ) -> bool:
     """Keep `facts` (of a report generated at `generated_at`) as the host's fleet facts unless
-    they are of an older report than those kept; when they differ from those kept, judge every
-    group the host left or joined. Whether the fleet's findings were judged again."""
+    they are of an older report than those kept; judge each group the host left, joined or
+    changed its facts in. Whether the fleet's findings were judged again."""
     if host.fleet_at is not None and generated_at <= host.fleet_at:
         return False
     rows = fact_rows(facts)
@@ -214,22 +363,39 @@ def keep_fleet_facts(
     host.fleet_at = generated_at
     if digest == host.fleet_digest:
         return False
-    before = {  # stable: the caller holds the host's lock
-        (kind, key)
-        for kind, key in session.execute(
-            select(FleetFactRow.kind, FleetFactRow.group_key).where(FleetFactRow.host_id == host.id)
+    before: dict[Group, str] = {  # stable: the caller holds the host's lock
+        (kind, key): body
+        for kind, key, body in session.execute(
+            select(FleetFactRow.kind, FleetFactRow.group_key, FleetFactRow.body).where(
+                FleetFactRow.host_id == host.id
+            )
         )
     }
-    for kind, key in sorted(before | set(rows)):  # in one order everywhere: no deadlock
+    moves = sorted(g for g in before.keys() | rows.keys() if before.get(g) != rows.get(g))
+    for kind, key in moves:  # in one order everywhere: no deadlock
         lock(session, f"fleet:{kind}:{key}")
-    session.execute(delete(FleetFactRow).where(FleetFactRow.host_id == host.id))
+    for kind, key in moves:
+        if (kind, key) in before:
+            session.execute(
+                delete(FleetFactRow).where(
+                    FleetFactRow.host_id == host.id,
+                    FleetFactRow.kind == kind,
+                    FleetFactRow.group_key == key,
+                )
+            )
     session.add_all(
-        FleetFactRow(host_id=host.id, kind=kind, group_key=key, body=body)
-        for (kind, key), body in rows.items()
+        FleetFactRow(host_id=host.id, kind=kind, group_key=key, body=rows[(kind, key)])
+        for kind, key in moves
+        if (kind, key) in rows
     )
     host.fleet_digest = digest
     session.flush()
-    judge_groups(session, before | set(rows), judge, now)
+    changed = sum(
+        _judge_move(session, group, host, before.get(group), rows.get(group), judge, now)
+        for group in moves
+    )
+    if changed:
+        bump_fleet_generation(session)
     return True
 
 
@@ -300,6 +466,12 @@ class FleetStore(Database):
             )
         rows.sort(key=_sort_key)
         return [unpack(row[4]) for row in rows]
+
+    def fleet_generation(self) -> int:
+        """The store's fleet generation: it moves with every change of the fleet findings, by
+        any central instance (one row read; a kept answer of an older one is stale)."""
+        with self._reading() as session:
+            return session.scalar(select(FleetGenerationRow.value)) or 0
 
     def fleet_findings(self) -> list[Finding]:
         """The fleet rules' open findings, as the engine orders them."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import cast
@@ -44,7 +45,13 @@ from pinchpoint.rules.derived.fleet_baselines import (
 from pinchpoint.rules.derived.fleet_facts import host_fleet_facts
 from pinchpoint.rules.engine import evaluate, fleet_context
 from pinchpoint.service.store.bodies import pack, unpack
-from pinchpoint.service.store.database import Database, lock, moment_or_now
+from pinchpoint.service.store.database import (
+    Database,
+    dialect_insert,
+    lock,
+    lock_each,
+    moment_or_now,
+)
 from pinchpoint.service.store.inventories import report_inventory
 from pinchpoint.service.store.schema import (
     FleetBaselineRow,
@@ -65,6 +72,17 @@ IN_CHUNK = 500  # keys in one IN (...) list
 FleetJudge = Callable[[FleetFacts], list[Finding]]
 Group = tuple[str, str]  # (kind, group_key)
 Baseline = NicBaseline | ModelBaseline
+
+
+@dataclass(frozen=True)
+class Move:
+    """One host's fleet facts changing: its fact rows by group, before and after."""
+
+    host_id: int
+    host: str
+    before: Mapping[Group, str]
+    after: Mapping[Group, str]
+
 
 _NICS = TypeAdapter(list[FleetNic])
 PARSED_KEPT = 16384  # fact rows kept parsed per process
@@ -136,11 +154,11 @@ def _baseline(kind: str, bodies: Iterable[str]) -> Baseline:
     return model_baseline(_parsed_model(body) for body in bodies)
 
 
-def _moved(
-    kind: str, kept: str, host: str, old: str | None, new: str | None
-) -> tuple[Baseline, bool] | None:
-    """The group's kept baseline moved by `host`'s facts `old` → `new`, and whether the members
-    that stand out stay those that did (but for `host`); None when it cannot be moved."""
+def _moved(group: Group, kept: str, move: Move) -> tuple[Baseline, bool] | None:
+    """The group's kept baseline moved by the host's facts in it, and whether the members that
+    stand out stay those that did (but for that host); None when it cannot be moved."""
+    kind, host = group[0], move.host
+    old, new = move.before.get(group), move.after.get(group)
     if kind == NIC:
         nics = NicBaseline.model_validate_json(kept)
         moved_nics = nic_baseline_moved(
@@ -181,86 +199,96 @@ def _facts(group: Group, bodies: Mapping[str, str], baseline: Baseline) -> Fleet
 
 
 def _members(
-    session: Session, group: Group, where: ColumnElement[bool] | None = None
-) -> tuple[dict[str, str], dict[str, int]]:
-    """The fact rows of a group's members (all, or those `where` picks) by host name, and the
-    hosts' ids."""
-    kind, key = group
+    session: Session, groups: Iterable[Group], where: ColumnElement[bool] | None = None
+) -> tuple[dict[Group, dict[str, str]], dict[str, int]]:
+    """The fact rows of the members of `groups` (all, or those `where` picks) by group and host
+    name, and the hosts' ids; one query."""
+    members: dict[Group, dict[str, str]] = {group: {} for group in groups}
+    if not members:
+        return members, {}
     query = (
-        select(FleetFactRow.body, HostRow.name, HostRow.id)
+        select(
+            FleetFactRow.kind, FleetFactRow.group_key, FleetFactRow.body, HostRow.name, HostRow.id
+        )
         .join(HostRow, HostRow.id == FleetFactRow.host_id)
-        .where(FleetFactRow.kind == kind, FleetFactRow.group_key == key)
+        .where(_in_groups(FleetFactRow, members))
     )
-    bodies: dict[str, str] = {}
     owners: dict[str, int] = {}
-    for body, name, host_id in session.execute(query if where is None else query.where(where)):
-        bodies[name] = body
+    for kind, key, body, name, host_id in session.execute(
+        query if where is None else query.where(where)
+    ):
+        members[(kind, key)][name] = body
         owners[name] = host_id
-    return bodies, owners
+    return members, owners
 
 
-def _keep_baseline(session: Session, group: Group, baseline: Baseline, empty: bool) -> None:
-    """Store the group's baseline (none for a group without members)."""
-    kind, key = group
-    row = session.get(FleetBaselineRow, (kind, key))
-    if empty:
-        if row is not None:
-            session.delete(row)
-    elif row is None:
-        session.add(FleetBaselineRow(kind=kind, group_key=key, body=baseline.model_dump_json()))
-    else:
-        row.body = baseline.model_dump_json()
+def _in_groups(
+    table: type[FleetFactRow | FleetFindingRow | FleetBaselineRow], groups: Iterable[Group]
+) -> ColumnElement[bool]:
+    """Rows of `table` of one of `groups` (few: those of one push)."""
+    return or_(*((table.kind == kind) & (table.group_key == key) for kind, key in groups))
 
 
-def judge_groups(session: Session, groups: set[Group], judge: FleetJudge, now: datetime) -> int:
-    """Judge each of `groups` again with the facts of every host in it, keep its baseline, and
-    bring its stored findings up to date (new ones open, gone ones resolved); how many rows
-    changed."""
+def judge_groups(
+    session: Session,
+    groups: set[Group],
+    judge: FleetJudge,
+    now: datetime,
+    move: Move | None = None,
+) -> int:
+    """Judge each of `groups` again, keep its baseline and bring its stored findings up to date
+    (new ones open, gone ones resolved); how many finding rows changed. When `move` (one host's
+    facts in these groups, old and new; its rows written already) moves a group's kept
+    baseline without moving the verdict, only that host and the hosts with open findings in
+    the groups are judged in it, against the moved baseline — nobody else can start or stop
+    standing out, and judging more members finds nothing more — else every member."""
+    if not groups:
+        return 0
+    kept = {
+        (row.kind, row.group_key): row
+        for row in session.scalars(
+            select(FleetBaselineRow).where(_in_groups(FleetBaselineRow, groups))
+        )
+    }
+    baselines: dict[Group, Baseline] = {}
+    for group in groups:
+        row = kept.get(group)
+        moved = _moved(group, row.body, move) if row is not None and move is not None else None
+        if moved is not None and moved[1]:
+            baselines[group] = moved[0]
+    whole = groups - baselines.keys()
+    members, owners = _members(session, whole)
+    if baselines and move is not None:
+        standing = select(FleetFindingRow.host_id).where(
+            _in_groups(FleetFindingRow, baselines), FleetFindingRow.state == OPEN
+        )
+        judged, judged_owners = _members(
+            session,
+            baselines,
+            or_(FleetFactRow.host_id == move.host_id, FleetFactRow.host_id.in_(standing)),
+        )
+        members.update(judged)
+        owners.update(judged_owners)
     found: dict[str, tuple[Group, Finding]] = {}
-    owners: dict[str, int] = {}
     for group in sorted(groups):
-        bodies, ids = _members(session, group)
-        baseline = _baseline(group[0], bodies.values())
-        _keep_baseline(session, group, baseline, not bodies)
-        owners.update(ids)
+        bodies = members[group]
+        baseline = baselines.get(group) or _baseline(group[0], bodies.values())
+        row = kept.get(group)
+        if row is None:
+            if bodies:
+                session.add(
+                    FleetBaselineRow(
+                        kind=group[0], group_key=group[1], body=baseline.model_dump_json()
+                    )
+                )
+        elif not bodies and group in whole:
+            session.delete(row)  # nobody holds it any more
+        else:
+            row.body = baseline.model_dump_json()
         if bodies:
             for finding in judge(_facts(group, bodies, baseline)):
                 found[finding.id] = (group, finding)
     return _keep_findings(session, groups, found, owners, now)
-
-
-def _judge_move(
-    session: Session,
-    group: Group,
-    host: HostRow,
-    old: str | None,
-    new: str | None,
-    judge: FleetJudge,
-    now: datetime,
-) -> int:
-    """Judge `group` after `host`'s facts in it went from `old` to `new` (its rows are written
-    already): against the kept baseline moved by the change, judge only `host` and the members
-    with open findings in the group — while the verdict does not move, nobody else can start or
-    stop standing out — else every member; how many finding rows changed."""
-    kept = session.get(FleetBaselineRow, group)
-    moved = _moved(group[0], kept.body, host.name, old, new) if kept is not None else None
-    if moved is None or not moved[1]:
-        return judge_groups(session, {group}, judge, now)
-    baseline = moved[0]
-    standing = select(FleetFindingRow.host_id).where(
-        FleetFindingRow.kind == group[0],
-        FleetFindingRow.group_key == group[1],
-        FleetFindingRow.state == OPEN,
-    )
-    bodies, owners = _members(
-        session, group, or_(FleetFactRow.host_id == host.id, FleetFactRow.host_id.in_(standing))
-    )
-    _keep_baseline(session, group, baseline, False)
-    found: dict[str, tuple[Group, Finding]] = {}
-    if bodies:
-        for finding in judge(_facts(group, bodies, baseline)):
-            found[finding.id] = (group, finding)
-    return _keep_findings(session, {group}, found, owners, now)
 
 
 def _keep_findings(
@@ -341,8 +369,14 @@ def _keep_findings(
 def bump_fleet_generation(session: Session) -> None:
     """Move the store's fleet generation, in the transaction that changes the fleet findings:
     every central instance sees the change with its next read of the counter. Taken last in
-    the transaction (PostgreSQL holds the row until the commit)."""
-    session.execute(update(FleetGenerationRow).values(value=FleetGenerationRow.value + 1))
+    the transaction (PostgreSQL holds the row until the commit); the row is made when missing."""
+    insert = dialect_insert(session, FleetGenerationRow).values(id=1, value=1)
+    session.execute(
+        insert.on_conflict_do_update(
+            index_elements=[FleetGenerationRow.id],
+            set_={"value": FleetGenerationRow.value + 1},
+        )
+    )
 
 
 def keep_fleet_facts(
@@ -372,17 +406,14 @@ def keep_fleet_facts(
         )
     }
     moves = sorted(g for g in before.keys() | rows.keys() if before.get(g) != rows.get(g))
-    for kind, key in moves:  # in one order everywhere: no deadlock
-        lock(session, f"fleet:{kind}:{key}")
-    for kind, key in moves:
-        if (kind, key) in before:
-            session.execute(
-                delete(FleetFactRow).where(
-                    FleetFactRow.host_id == host.id,
-                    FleetFactRow.kind == kind,
-                    FleetFactRow.group_key == key,
-                )
+    lock_each(session, [f"fleet:{kind}:{key}" for kind, key in moves])  # sorted: no deadlock
+    left = [group for group in moves if group in before]
+    if left:
+        session.execute(
+            delete(FleetFactRow).where(
+                FleetFactRow.host_id == host.id, _in_groups(FleetFactRow, left)
             )
+        )
     session.add_all(
         FleetFactRow(host_id=host.id, kind=kind, group_key=key, body=rows[(kind, key)])
         for kind, key in moves
@@ -390,10 +421,7 @@ def keep_fleet_facts(
     )
     host.fleet_digest = digest
     session.flush()
-    changed = sum(
-        _judge_move(session, group, host, before.get(group), rows.get(group), judge, now)
-        for group in moves
-    )
+    changed = judge_groups(session, set(moves), judge, now, Move(host.id, host.name, before, rows))
     if changed:
         bump_fleet_generation(session)
     return True

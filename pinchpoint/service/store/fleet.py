@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
-from typing import cast
+from typing import Any, TypeVar, cast
 
 from pydantic import TypeAdapter
-from sqlalchemy import ColumnElement, Engine, Row, delete, or_, select, update
+from sqlalchemy import ColumnElement, Engine, Row, delete, insert, or_, select, text, tuple_, update
 from sqlalchemy.orm import Session
 
 from pinchpoint.model.findings import Finding
@@ -45,13 +45,7 @@ from pinchpoint.rules.derived.fleet_baselines import (
 from pinchpoint.rules.derived.fleet_facts import host_fleet_facts
 from pinchpoint.rules.engine import evaluate, fleet_context
 from pinchpoint.service.store.bodies import pack, unpack
-from pinchpoint.service.store.database import (
-    Database,
-    dialect_insert,
-    lock,
-    lock_each,
-    moment_or_now,
-)
+from pinchpoint.service.store.database import Database, lock, lock_each, moment_or_now
 from pinchpoint.service.store.inventories import report_inventory
 from pinchpoint.service.store.schema import (
     FleetBaselineRow,
@@ -71,6 +65,7 @@ IN_CHUNK = 500  # keys in one IN (...) list
 
 FleetJudge = Callable[[FleetFacts], list[Finding]]
 Group = tuple[str, str]  # (kind, group_key)
+Key = TypeVar("Key", str, int)
 Baseline = NicBaseline | ModelBaseline
 
 
@@ -135,7 +130,7 @@ def _owner(finding: Finding, hosts: Mapping[str, int]) -> str | None:
     return next((key[:at] for at in reversed(ends) if key[:at] in hosts), None)
 
 
-def _chunks(keys: list[str]) -> Iterable[list[str]]:
+def _chunks(keys: Sequence[Key]) -> Iterable[Sequence[Key]]:
     for start in range(0, len(keys), IN_CHUNK):
         yield keys[start : start + IN_CHUNK]
 
@@ -226,7 +221,7 @@ def _in_groups(
     table: type[FleetFactRow | FleetFindingRow | FleetBaselineRow], groups: Iterable[Group]
 ) -> ColumnElement[bool]:
     """Rows of `table` of one of `groups` (few: those of one push)."""
-    return or_(*((table.kind == kind) & (table.group_key == key) for kind, key in groups))
+    return tuple_(table.kind, table.group_key).in_(sorted(groups))
 
 
 def judge_groups(
@@ -244,16 +239,18 @@ def judge_groups(
     standing out, and judging more members finds nothing more — else every member."""
     if not groups:
         return 0
-    kept = {
-        (row.kind, row.group_key): row
-        for row in session.scalars(
-            select(FleetBaselineRow).where(_in_groups(FleetBaselineRow, groups))
+    kept: dict[Group, str] = {
+        (kind, key): body
+        for kind, key, body in session.execute(
+            select(FleetBaselineRow.kind, FleetBaselineRow.group_key, FleetBaselineRow.body).where(
+                _in_groups(FleetBaselineRow, groups)
+            )
         )
     }
     baselines: dict[Group, Baseline] = {}
     for group in groups:
-        row = kept.get(group)
-        moved = _moved(group, row.body, move) if row is not None and move is not None else None
+        body = kept.get(group)
+        moved = _moved(group, body, move) if body is not None and move is not None else None
         if moved is not None and moved[1]:
             baselines[group] = moved[0]
     whole = groups - baselines.keys()
@@ -270,25 +267,46 @@ def judge_groups(
         members.update(judged)
         owners.update(judged_owners)
     found: dict[str, tuple[Group, Finding]] = {}
+    new: list[dict[str, str]] = []
+    moved_rows: list[dict[str, str]] = []
+    gone: list[Group] = []
     for group in sorted(groups):
         bodies = members[group]
         baseline = baselines.get(group) or _baseline(group[0], bodies.values())
-        row = kept.get(group)
-        if row is None:
+        row = {"kind": group[0], "group_key": group[1], "body": baseline.model_dump_json()}
+        if group not in kept:
             if bodies:
-                session.add(
-                    FleetBaselineRow(
-                        kind=group[0], group_key=group[1], body=baseline.model_dump_json()
-                    )
-                )
+                new.append(row)
         elif not bodies and group in whole:
-            session.delete(row)  # nobody holds it any more
+            gone.append(group)  # nobody holds it any more
         else:
-            row.body = baseline.model_dump_json()
+            moved_rows.append(row)
         if bodies:
             for finding in judge(_facts(group, bodies, baseline)):
                 found[finding.id] = (group, finding)
+    if new:
+        session.execute(insert(FleetBaselineRow), new)
+    if moved_rows:
+        session.execute(update(FleetBaselineRow), moved_rows)  # by primary key
+    if gone:
+        session.execute(delete(FleetBaselineRow).where(_in_groups(FleetBaselineRow, gone)))
     return _keep_findings(session, groups, found, owners, now)
+
+
+_STORED = (
+    FleetFindingRow.id,
+    FleetFindingRow.finding_id,
+    FleetFindingRow.host_id,
+    FleetFindingRow.rule,
+    FleetFindingRow.kind,
+    FleetFindingRow.group_key,
+    FleetFindingRow.entity_id,
+    FleetFindingRow.entity_name,
+    FleetFindingRow.severity,
+    FleetFindingRow.severity_rank,
+    FleetFindingRow.state,
+    FleetFindingRow.body,
+)
 
 
 def _keep_findings(
@@ -299,36 +317,29 @@ def _keep_findings(
     now: datetime,
 ) -> int:
     """Bring the stored findings of `groups` to `found` (what judging them found): new ones
-    open, gone ones resolved, changed ones rewritten; how many rows changed."""
-    by_kind: dict[str, list[str]] = {}
-    for kind, key in groups:
-        by_kind.setdefault(kind, []).append(key)
-    clauses: list[ColumnElement[bool]] = [
-        (FleetFindingRow.kind == kind) & FleetFindingRow.group_key.in_(chunk)
-        for kind, keys in by_kind.items()
-        for chunk in _chunks(sorted(keys))
-    ]
+    open, gone ones resolved, changed ones rewritten, the others seen now; a few statements
+    whatever the number of rows. How many rows changed."""
+    clauses: list[ColumnElement[bool]] = [_in_groups(FleetFindingRow, groups)] if groups else []
     clauses += [FleetFindingRow.finding_id.in_(chunk) for chunk in _chunks(sorted(found))]
     stored = (
-        {
-            row.finding_id: row
-            for row in session.scalars(select(FleetFindingRow).where(or_(*clauses)))
-        }
+        {row.finding_id: row for row in session.execute(select(*_STORED).where(or_(*clauses)))}
         if clauses
         else {}  # nothing judged and nothing found: no row to read
     )
-    changed = 0
-    for finding_id, row in stored.items():
-        if finding_id not in found and row.state != RESOLVED:
-            row.state = RESOLVED
-            changed += 1
-    seen = []
+    resolved = [
+        row.id
+        for finding_id, row in stored.items()
+        if finding_id not in found and row.state != RESOLVED
+    ]
+    added: list[dict[str, Any]] = []
+    rewritten: list[dict[str, Any]] = []
+    seen: list[int] = []
     for finding_id, ((kind, key), finding) in found.items():
         owner = _owner(finding, owners)
         if owner is None:
             continue
         text = finding.model_dump_json().encode()
-        values = {
+        values: dict[str, Any] = {
             "host_id": owners[owner],
             "rule": finding.rule,
             "kind": kind,
@@ -341,42 +352,48 @@ def _keep_findings(
         }
         existing = stored.get(finding_id)
         if existing is None:
-            session.add(
-                FleetFindingRow(
-                    finding_id=finding_id, first_seen=now, last_seen=now, body=pack(text), **values
-                )
+            added.append(
+                {
+                    "finding_id": finding_id,
+                    "first_seen": now,
+                    "last_seen": now,
+                    "body": pack(text),
+                    **values,
+                }
             )
-            changed += 1
-            continue
-        seen.append(finding_id)
-        differs = [name for name, value in values.items() if getattr(existing, name) != value]
-        if differs or unpack(existing.body) != text:
-            for name in differs:
-                setattr(existing, name, values[name])
-            existing.body = pack(text)
-            changed += 1
-    session.flush()
-    for chunk in _chunks(seen):  # still there: seen now, in one statement per chunk
+        elif any(getattr(existing, name) != value for name, value in values.items()) or (
+            unpack(existing.body) != text
+        ):
+            rewritten.append({"id": existing.id, "last_seen": now, "body": pack(text), **values})
+        else:
+            seen.append(existing.id)
+    if added:
+        session.execute(insert(FleetFindingRow), added)
+    if rewritten:
+        session.execute(update(FleetFindingRow), rewritten)  # by primary key
+    for chunk in _chunks(resolved):
         session.execute(
-            update(FleetFindingRow)
-            .where(FleetFindingRow.finding_id.in_(chunk))
-            .values(last_seen=now)
-            .execution_options(synchronize_session=False)
+            update(FleetFindingRow).where(FleetFindingRow.id.in_(chunk)).values(state=RESOLVED)
         )
-    return changed
+    for chunk in _chunks(seen):  # still there: seen now
+        session.execute(
+            update(FleetFindingRow).where(FleetFindingRow.id.in_(chunk)).values(last_seen=now)
+        )
+    return len(added) + len(rewritten) + len(resolved)
+
+
+_BUMP = text(
+    "INSERT INTO fleet_generation (id, value) VALUES (1, 1) "
+    "ON CONFLICT (id) DO UPDATE SET value = fleet_generation.value + 1"
+)
 
 
 def bump_fleet_generation(session: Session) -> None:
     """Move the store's fleet generation, in the transaction that changes the fleet findings:
     every central instance sees the change with its next read of the counter. Taken last in
-    the transaction (PostgreSQL holds the row until the commit); the row is made when missing."""
-    insert = dialect_insert(session, FleetGenerationRow).values(id=1, value=1)
-    session.execute(
-        insert.on_conflict_do_update(
-            index_elements=[FleetGenerationRow.id],
-            set_={"value": FleetGenerationRow.value + 1},
-        )
-    )
+    the transaction (PostgreSQL holds the row until the commit); the row is made when missing
+    (the same statement in PostgreSQL and SQLite)."""
+    session.execute(_BUMP)
 
 
 def keep_fleet_facts(
@@ -389,7 +406,11 @@ def keep_fleet_facts(
 ) -> bool:
     """Keep `facts` (of a report generated at `generated_at`) as the host's fleet facts unless
     they are of an older report than those kept; judge each group the host left, joined or
-    changed its facts in. Whether the fleet's findings were judged again."""
+    changed its facts in. Whether the fleet's findings were judged again.
+
+    The host's fact rows are written before its groups are locked: no other transaction sees
+    them before this one commits, and it judges the groups only once it holds their locks (the
+    host's own lock, held by the caller, keeps its rows stable)."""
     if host.fleet_at is not None and generated_at <= host.fleet_at:
         return False
     rows = fact_rows(facts)
@@ -397,7 +418,7 @@ def keep_fleet_facts(
     host.fleet_at = generated_at
     if digest == host.fleet_digest:
         return False
-    before: dict[Group, str] = {  # stable: the caller holds the host's lock
+    before: dict[Group, str] = {
         (kind, key): body
         for kind, key, body in session.execute(
             select(FleetFactRow.kind, FleetFactRow.group_key, FleetFactRow.body).where(
@@ -406,7 +427,6 @@ def keep_fleet_facts(
         )
     }
     moves = sorted(g for g in before.keys() | rows.keys() if before.get(g) != rows.get(g))
-    lock_each(session, [f"fleet:{kind}:{key}" for kind, key in moves])  # sorted: no deadlock
     left = [group for group in moves if group in before]
     if left:
         session.execute(
@@ -414,13 +434,16 @@ def keep_fleet_facts(
                 FleetFactRow.host_id == host.id, _in_groups(FleetFactRow, left)
             )
         )
-    session.add_all(
-        FleetFactRow(host_id=host.id, kind=kind, group_key=key, body=rows[(kind, key)])
+    joined = [
+        {"host_id": host.id, "kind": kind, "group_key": key, "body": rows[(kind, key)]}
         for kind, key in moves
         if (kind, key) in rows
-    )
+    ]
+    if joined:
+        session.execute(insert(FleetFactRow), joined)
     host.fleet_digest = digest
     session.flush()
+    lock_each(session, [f"fleet:{kind}:{key}" for kind, key in moves])  # sorted: no deadlock
     changed = judge_groups(session, set(moves), judge, now, Move(host.id, host.name, before, rows))
     if changed:
         bump_fleet_generation(session)

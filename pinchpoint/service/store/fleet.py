@@ -1,13 +1,16 @@
 """The fleet as a central service compares it: each host's fleet facts (`model/fleet.py`) kept
-as rows per group (a NIC model, a device model) when a report is stored, and the fleet rules'
-findings kept as rows, judged again for the groups a push changes, in the push's transaction.
-`GET /v1/fleet/findings` reads those rows only: no inventory is read to answer it.
+as rows per group (a NIC model, a device model) when a report is stored, each group's baseline
+(`rules/derived/fleet_baselines.py`) and the fleet rules' findings kept as rows, judged again
+for the groups a push changes, in the push's transaction. `GET /v1/fleet/findings` reads those
+rows only (and a central instance keeps the answer until the store's fleet generation moves).
 
 A push whose host's facts did not change (the usual case: the same hardware every sweep) costs
-one digest comparison. One that changes them locks each group it left or joined (PostgreSQL:
-advisory transaction locks taken in one order, so that two central instances judge one group
-one after the other while pushes of hosts in other groups go on), rewrites the host's fact
-rows, and judges each of those groups with the facts of every host in it."""
+one digest comparison. One that changes them rewrites the host's fact rows of the groups it
+left, joined or changed in, locks those groups (PostgreSQL: advisory transaction locks taken in
+one order, so that two central instances judge one group one after the other while pushes of
+hosts in other groups go on) and judges each: the host and the group's standing outliers
+against the group's baseline moved by the host's change, or every member when the verdict
+moves (`judge_groups`). A change of the findings bumps the fleet generation."""
 
 from __future__ import annotations
 

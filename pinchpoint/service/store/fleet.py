@@ -322,7 +322,9 @@ def _keep_findings(
     """Bring the stored findings of `groups` to `found` (what judging them found): new ones
     open, gone ones resolved, changed ones rewritten, the others seen now; a few statements
     whatever the number of rows. How many rows changed."""
-    clauses: list[ColumnElement[bool]] = [_in_groups(FleetFindingRow, groups)] if groups else []
+    clauses: list[ColumnElement[bool]] = (  # a resolved row not found again stays as it is
+        [_in_groups(FleetFindingRow, groups) & (FleetFindingRow.state == OPEN)] if groups else []
+    )
     clauses += [FleetFindingRow.finding_id.in_(chunk) for chunk in _chunks(sorted(found))]
     stored = (
         {row.finding_id: row for row in session.execute(select(*_STORED).where(or_(*clauses)))}

@@ -54,13 +54,57 @@ class HostFleetFacts(BaseModel):
     models: list[FleetModel] = []
 
 
+class PeerNic(BaseModel):
+    """One of the first running NICs at one speed in the fleet, in host order (a finding names
+    the first few as the peers)."""
+
+    host: str
+    position: int
+    ref: EntityRef
+
+
+class SpeedPeers(BaseModel):
+    """The running NICs of one model at one speed across the fleet."""
+
+    nics: int  # how many
+    hosts: int  # on how many hosts
+    first: list[PeerNic]  # the first few in (host, position) order
+
+
+class NicBaseline(BaseModel):
+    """What `fleet.nic.peer_outlier` judges each NIC of one model (driver and PCI model)
+    against: the model's running NICs across the fleet, by speed."""
+
+    running: int = 0
+    speeds: dict[int, SpeedPeers] = {}
+
+
+class LevelHosts(BaseModel):
+    """The hosts running one model at one firmware level."""
+
+    hosts: int  # how many
+    first: list[str]  # the first few by name
+
+
+class ModelBaseline(BaseModel):
+    """What `fleet.firmware.mismatch` judges each host's devices of one model against: the
+    hosts holding the model, by firmware level."""
+
+    holders: int = 0
+    levels: dict[str, LevelHosts] = {}
+
+
 class FleetFacts(BaseModel):
     """What the fleet rules judge: the facts of some hosts (every host, or every host holding
-    the NIC models and device models a push changed)."""
+    the NIC models and device models a push changed), and for a group whose members are not all
+    given, the baseline of all of them (`rules/derived/fleet_baselines.py`): the rules then
+    judge the members given against it."""
 
     hosts: list[str] = []
     nics: list[FleetNic] = []
     models: list[FleetModel] = []
+    nic_baselines: dict[tuple[str, str], NicBaseline] = {}  # by (driver, model)
+    model_baselines: dict[tuple[str, tuple[str, ...]], ModelBaseline] = {}  # by (kind, identity)
 
     @classmethod
     def joined(cls, facts: list[HostFleetFacts]) -> FleetFacts:

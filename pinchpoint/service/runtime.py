@@ -4,6 +4,7 @@ notifier, started and stopped together. The API reaches everything through one `
 from __future__ import annotations
 
 import logging
+import math
 import os
 import socket
 import threading
@@ -152,6 +153,9 @@ class Service:
         self._metrics_cache = MetricsCache()
         self._changes = 0  # bumped when a report is stored or a mute changes
         self.recent_answers = RecentAnswers()  # store reads asked often (GET /v1/findings)
+        # GET /v1/fleet/findings by the store's fleet generation: valid until any instance's
+        # push moves it, however old (the newest two kept: a request may read an older one)
+        self.fleet_answers = RecentAnswers(max_age_s=math.inf, kept=2)
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -318,8 +322,11 @@ class Service:
         return self.store.fleet_findings()
 
     def fleet_findings_json(self) -> bytes:
-        """The same as the JSON array the API serves, joined from the stored bodies."""
-        return self.store.fleet_findings_json()
+        """The same as the JSON array the API serves: the bytes kept for the store's fleet
+        generation, read first (a change committed after it is seen by the next request), or
+        joined from the stored bodies once per generation however many ask meanwhile."""
+        generation = self.store.fleet_generation()
+        return self.fleet_answers.get(generation, generation, self.store.fleet_findings_json)
 
     def _judge_fleet(self, facts: FleetFacts) -> list[Finding]:
         """The fleet rules on some hosts' fleet facts, with the rules' config as it is now: what

@@ -32,6 +32,7 @@ from pinchpoint.rules.engine import evaluate, fleet_context
 from pinchpoint.service.checkup import check_source
 from pinchpoint.service.fleet import push_report
 from pinchpoint.service.runtime import VIEW_TTL_S
+from pinchpoint.service.store import Store
 from pinchpoint.simulator import load_spec, write_snapshot
 
 CLIENTS = 6
@@ -173,6 +174,41 @@ def test_two_instances_take_concurrent_pushes_once_and_answer_alike(
     while _get(b, "/v1/reports/latest", host="client-01").headers["X-Report-Id"] != str(stored):
         assert time.monotonic() - pushed_at < VIEW_TTL_S * 2 + 5, "B kept serving a stale report"
         time.sleep(0.25)
+
+
+def test_a_push_through_one_instance_changes_the_others_fleet_answer_at_once(
+    centrals: tuple[Central, Central], database: str, tmp_path: Path
+) -> None:
+    """B serves `/v1/fleet/findings` from bytes kept per fleet generation: a push through A
+    that changes the fleet findings shows in B's very next answer, byte for byte what reading
+    the rows gives."""
+    a, b = centrals
+    clients = _clients(tmp_path)
+    later = timedelta(hours=3)
+
+    def push_through_a(name: str, inventory: Inventory, after: timedelta) -> None:
+        report = clients[name][0]
+        moved = report.model_copy(update={"generated_at": report.generated_at + after})
+        push_report(a.url, TOKEN, moved, inventory)
+
+    def uncached() -> bytes:
+        with Store.open(database) as store:
+            return store.fleet_findings_json()
+
+    kept = _get(b, "/v1/fleet/findings").content
+    assert _get(b, "/v1/fleet/findings").content == kept == uncached()
+    # client-05's port renegotiated at 100 Mb/s, as client-03's: pushed through A
+    slow = clients["client-05"][1].model_copy(deep=True)
+    for nic in slow.network.nics:
+        nic.speed_mbps = 100 if nic.speed_mbps else nic.speed_mbps
+    push_through_a("client-05", slow, later)
+    changed = _get(b, "/v1/fleet/findings")
+    assert changed.content != kept
+    assert changed.content == uncached()
+    assert "eno1 on client-05" in [f["entity"]["name"] for f in changed.json()]
+    # and back: its port fixed, the finding resolved; B's next answer says so
+    push_through_a("client-05", clients["client-05"][1], later + timedelta(minutes=5))
+    assert _get(b, "/v1/fleet/findings").content == kept == uncached()
 
 
 def test_a_push_during_a_database_outage_is_retried_and_lands(

@@ -13,12 +13,15 @@ from collections import Counter
 from collections.abc import Iterator
 
 from pinchpoint.model.findings import Evidence, Fact, Severity
-from pinchpoint.model.fleet import FleetFacts, FleetModel, FleetUnit
+from pinchpoint.model.fleet import FleetFacts, FleetModel
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext
 from pinchpoint.rules.derived.firmware import behind_facts, mismatch_severity
-
-MIN_FLEET_HOSTS = 3  # hosts holding one model before one of them can stand out
-SHOWN_HOSTS = 10
+from pinchpoint.rules.derived.fleet_baselines import (
+    MIN_FLEET_HOSTS,
+    SHOWN_HOSTS,
+    model_baseline,
+    usual_level,
+)
 
 Model = tuple[str, tuple[str, ...]]  # a unit's kind and model identity
 
@@ -31,47 +34,36 @@ def _by_model(fleet: FleetFacts | None) -> dict[Model, dict[str, FleetModel]]:
     return dict(sorted(found.items()))
 
 
-def _usual_level(per_host: dict[str, list[FleetUnit]]) -> tuple[str, list[str]] | None:
-    """The level most hosts run the model at, with those hosts; None when no level is run by
-    more hosts than any other (two hosts at two levels say nothing about which is usual)."""
-    hosts_at: dict[str, list[str]] = {}
-    for host, units in per_host.items():
-        for level in sorted({u.firmware for u in units}):
-            hosts_at.setdefault(level, []).append(host)
-    ranked = Counter({level: len(names) for level, names in hosts_at.items()}).most_common()
-    if len(ranked) < 2 or ranked[0][1] == ranked[1][1]:
-        return None
-    usual = ranked[0][0]
-    return usual, hosts_at[usual]
-
-
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
-    """Hosts whose devices of one model are not at the level most of the fleet runs."""
-    for (kind, identity), held in _by_model(context.fleet).items():
-        if len(held) < MIN_FLEET_HOSTS:
+    """Hosts whose devices of one model are not at the level most of the fleet runs (the hosts
+    given, against the model's baseline when the context gives one, else against each other)."""
+    fleet = context.fleet
+    for (kind, identity), held in _by_model(fleet).items():
+        given = fleet.model_baselines.get((kind, identity)) if fleet else None
+        baseline = given if given is not None else model_baseline(held.values())
+        usual = usual_level(baseline)
+        if usual is None:
             continue
-        per_host = {host: model.units for host, model in held.items()}
-        found = _usual_level(per_host)
-        if found is None:
-            continue
-        usual, usual_hosts = found
-        for host, units in per_host.items():
+        at_usual = baseline.levels[usual]
+        for host, holding in held.items():
+            units = holding.units
             behind = [u for u in units if u.firmware != usual]
             if not behind:
                 continue
-            peers = [h for h in usual_hosts if h != host]
-            if len(peers) < MIN_FLEET_HOSTS - 1:
+            peer_count = at_usual.hosts - (1 if len(behind) < len(units) else 0)
+            if peer_count < MIN_FLEET_HOSTS - 1:
                 continue
+            peers = [name for name in at_usual.first if name != host][:SHOWN_HOSTS]
             levels = Counter(u.firmware for u in units)
             on_host = ", ".join(f"{level} on {n}" for level, n in levels.most_common())
             model = units[0].model
-            entity = held[host].host_ref
+            entity = holding.host_ref
             facts = [
                 Fact(name="host", value=host),
                 Fact(name="firmware levels on this host", value=on_host),
                 Fact(name="the fleet's usual level", value=usual),
-                Fact(name="hosts at the usual level", value=len(peers)),
-                Fact(name="hosts holding the model", value=len(per_host)),
+                Fact(name="hosts at the usual level", value=peer_count),
+                Fact(name="hosts holding the model", value=baseline.holders),
             ]
             facts += behind_facts(units, usual)
             yield Hit(
@@ -79,15 +71,15 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                 key=f"{host}/{kind}/{'/'.join(identity)}",
                 title=(
                     f"{len(behind)} of {len(units)} {kind}s {model} on {host} are not at "
-                    f"{usual}, the level {len(peers)} other hosts run"
+                    f"{usual}, the level {peer_count} other hosts run"
                 ),
                 severity=mismatch_severity(kind),
                 evidence=[
                     Evidence(
                         summary=(
                             f"{kind}s {model}: {on_host} on {host}; {usual} on "
-                            f"{len(peers)} of the {len(per_host) - 1} other hosts that hold it "
-                            f"({', '.join(peers[:SHOWN_HOSTS])})"
+                            f"{peer_count} of the {baseline.holders - 1} other hosts that "
+                            f"hold it ({', '.join(peers)})"
                         ),
                         facts=facts,
                     )

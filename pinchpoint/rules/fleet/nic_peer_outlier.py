@@ -9,67 +9,64 @@ the rule is skipped."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator
 
 from pinchpoint.model.findings import Evidence, Fact, Severity
 from pinchpoint.model.fleet import FleetNic
 from pinchpoint.rules.base import Hit, Input, Limits, Rule, RuleContext
+from pinchpoint.rules.derived.fleet_baselines import (
+    SHOWN_PEERS,
+    nic_baseline,
+    running,
+    usual_speed,
+)
 from pinchpoint.units import link_speed_text
-
-MIN_FLEET_PEERS = 3  # NICs of one model, across hosts, before one of them can stand out
-SHOWN_PEERS = 10
 
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
-    """NICs running slower than most identical NICs across the fleet's hosts."""
+    """NICs running slower than most identical NICs across the fleet's hosts (the NICs given,
+    against their model's baseline when the context gives one, else against each other)."""
     groups: dict[tuple[str, str], list[FleetNic]] = {}
-    fleet = context.fleet.nics if context.fleet is not None else []
-    for nic in sorted(fleet, key=lambda n: (n.host, n.position)):
-        if _running(nic):
+    fleet = context.fleet
+    for nic in sorted(fleet.nics if fleet else [], key=lambda n: (n.host, n.position)):
+        if running(nic):
             groups.setdefault((nic.driver, nic.model), []).append(nic)
     for (driver, model), members in sorted(groups.items()):
-        if len(members) < MIN_FLEET_PEERS:
+        given = fleet.nic_baselines.get((driver, model)) if fleet else None
+        baseline = given if given is not None else nic_baseline(members)
+        usual = usual_speed(baseline)
+        if usual is None:
             continue
-        counts = Counter(nic.speed_mbps or 0 for nic in members)
-        usual = max(counts, key=lambda s: (counts[s], s))
-        peers = [n for n in members if n.speed_mbps == usual]
-        if len(peers) < MIN_FLEET_PEERS - 1:
-            continue
+        peers = baseline.speeds[usual]
         for nic in members:
             speed = nic.speed_mbps or 0
             if speed >= usual:
                 continue
             entity = nic.ref
-            peer_hosts = sorted({n.host for n in peers})
             yield Hit(
                 entity=entity,
                 key=f"{nic.host}/{nic.id}",  # a MAC is the NIC's id on its host; the fleet adds it
                 title=(
-                    f"{entity.name} runs at {link_speed_text(speed)}; {len(peers)} identical NICs "
-                    f"on {len(peer_hosts)} other hosts run at {link_speed_text(usual)}"
+                    f"{entity.name} runs at {link_speed_text(speed)}; {peers.nics} identical NICs "
+                    f"on {peers.hosts} other hosts run at {link_speed_text(usual)}"
                 ),
                 evidence=[
                     Evidence(
                         summary=(
-                            f"{driver} {model}: {len(peers)} of {len(members)} running NICs "
+                            f"{driver} {model}: {peers.nics} of {baseline.running} running NICs "
                             f"in the fleet are at {link_speed_text(usual)}, this one at "
                             f"{link_speed_text(speed)}"
                         ),
                         facts=[
                             Fact(name="negotiated speed", value=speed, unit="Mb/s"),
                             Fact(name="peers' speed", value=usual, unit="Mb/s"),
-                            Fact(name="identical NICs at that speed", value=len(peers)),
+                            Fact(name="identical NICs at that speed", value=peers.nics),
                             Fact(name="host", value=nic.host),
                         ],
-                        peers=[n.ref for n in peers[:SHOWN_PEERS]],
+                        peers=[peer.ref for peer in peers.first[:SHOWN_PEERS]],
                     )
                 ],
             )
-
-
-def _running(nic: FleetNic) -> bool:
-    return bool(nic.speed_mbps) and nic.operstate == "up" and nic.carrier is not False
 
 
 RULE = Rule(

@@ -244,14 +244,31 @@ def check_page(limit: int, offset: int) -> None:
         raise StoreInputError(f"offset must be 0 or more, not {offset}")
 
 
+def _lock_key(name: str) -> int:
+    return int.from_bytes(hashlib.blake2b(name.encode(), digest_size=4).digest(), "big") >> 1
+
+
 def lock(session: Session, name: str, *, shared: bool = False) -> None:
     """PostgreSQL: hold an advisory lock on `name` until the transaction ends (SQLite writers
     are serialised by `BEGIN IMMEDIATE` already)."""
     if session.get_bind().dialect.name != "postgresql":
         return
-    key = int.from_bytes(hashlib.blake2b(name.encode(), digest_size=4).digest(), "big") >> 1
     function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
-    session.execute(text(f"SELECT {function}(:space, :key)"), {"space": LOCK_SPACE, "key": key})
+    session.execute(
+        text(f"SELECT {function}(:space, :key)"), {"space": LOCK_SPACE, "key": _lock_key(name)}
+    )
+
+
+def lock_each(session: Session, names: list[str]) -> None:
+    """`lock` each of `names` (exclusive), one after the other in the order given, in one
+    statement (one round trip however many): the rows of `unnest` are made, and each lock
+    taken, in the array's order."""
+    if session.get_bind().dialect.name != "postgresql" or not names:
+        return
+    session.execute(
+        text("SELECT count(pg_advisory_xact_lock(:space, key)) FROM unnest(:keys) AS key"),
+        {"space": LOCK_SPACE, "keys": [_lock_key(name) for name in names]},
+    )
 
 
 def dialect_insert(session: Session, model: type[Any]) -> Any:

@@ -1,38 +1,60 @@
 """The fleet as a central service compares it: each host's fleet facts (`model/fleet.py`) kept
-as rows per group (a NIC model, a device model) when a report is stored, and the fleet rules'
-findings kept as rows, judged again for the groups a push changes, in the push's transaction.
-`GET /v1/fleet/findings` reads those rows only: no inventory is read to answer it.
+as rows per group (a NIC model, a device model) when a report is stored, each group's baseline
+(`rules/derived/fleet_baselines.py`) and the fleet rules' findings kept as rows, judged again
+for the groups a push changes, in the push's transaction. `GET /v1/fleet/findings` reads those
+rows only (and a central instance keeps the answer until the store's fleet generation moves).
 
 A push whose host's facts did not change (the usual case: the same hardware every sweep) costs
-one digest comparison. One that changes them locks each group it left or joined (PostgreSQL:
-advisory transaction locks taken in one order, so that two central instances judge one group
-one after the other while pushes of hosts in other groups go on), rewrites the host's fact
-rows, and judges each of those groups with the facts of every host in it."""
+one digest comparison. One that changes them rewrites the host's fact rows of the groups it
+left, joined or changed in, locks those groups (PostgreSQL: advisory transaction locks taken in
+one order, so that two central instances judge one group one after the other while pushes of
+hosts in other groups go on) and judges each: the host and the group's standing outliers
+against the group's baseline moved by the host's change, or every member when the verdict
+moves (`judge_groups`). A change of the findings bumps the fleet generation."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
+from typing import Any, TypeVar, cast
 
 from pydantic import TypeAdapter
-from sqlalchemy import ColumnElement, Engine, Row, delete, or_, select, update
+from sqlalchemy import ColumnElement, Engine, Row, delete, insert, or_, select, text, tuple_, update
 from sqlalchemy.orm import Session
 
 from pinchpoint.model.findings import Finding
-from pinchpoint.model.fleet import FleetFacts, FleetModel, FleetNic, HostFleetFacts
+from pinchpoint.model.fleet import (
+    FleetFacts,
+    FleetModel,
+    FleetNic,
+    HostFleetFacts,
+    ModelBaseline,
+    NicBaseline,
+)
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.rules.catalog import FLEET_RULES
+from pinchpoint.rules.derived.fleet_baselines import (
+    model_baseline,
+    model_baseline_moved,
+    model_verdict,
+    nic_baseline,
+    nic_baseline_moved,
+    nic_verdict,
+)
 from pinchpoint.rules.derived.fleet_facts import host_fleet_facts
 from pinchpoint.rules.engine import evaluate, fleet_context
 from pinchpoint.service.store.bodies import pack, unpack
-from pinchpoint.service.store.database import Database, lock, moment_or_now
+from pinchpoint.service.store.database import Database, lock, lock_each, moment_or_now
 from pinchpoint.service.store.inventories import report_inventory
 from pinchpoint.service.store.schema import (
+    FleetBaselineRow,
     FleetFactRow,
     FleetFindingRow,
+    FleetGenerationRow,
     HostRow,
     InventoryRow,
     ReportRow,
@@ -46,6 +68,19 @@ IN_CHUNK = 500  # keys in one IN (...) list
 
 FleetJudge = Callable[[FleetFacts], list[Finding]]
 Group = tuple[str, str]  # (kind, group_key)
+Key = TypeVar("Key", str, int)
+Baseline = NicBaseline | ModelBaseline
+
+
+@dataclass(frozen=True)
+class Move:
+    """One host's fleet facts changing: its fact rows by group, before and after."""
+
+    host_id: int
+    host: str
+    before: Mapping[Group, str]
+    after: Mapping[Group, str]
+
 
 _NICS = TypeAdapter(list[FleetNic])
 PARSED_KEPT = 16384  # fact rows kept parsed per process
@@ -90,75 +125,226 @@ def _digest(rows: dict[Group, str]) -> str:
     return hasher.hexdigest()
 
 
-def _owner(finding: Finding, hosts: Iterable[str]) -> str | None:
-    """The host a fleet finding is about: its id is `<rule>@<host>/…`."""
+def _owner(finding: Finding, hosts: Mapping[str, int]) -> str | None:
+    """The host a fleet finding is about: its id is `<rule>@<host>/…` (the longest host name
+    that is a prefix of it, should a name hold a slash)."""
     key = finding.id.partition("@")[2]
-    owners = [h for h in hosts if key.startswith(f"{h}/")]
-    return max(owners, key=len) if owners else None
+    ends = [at for at, char in enumerate(key) if char == "/"]
+    return next((key[:at] for at in reversed(ends) if key[:at] in hosts), None)
 
 
-def _chunks(keys: list[str]) -> Iterable[list[str]]:
+def _chunks(keys: Sequence[Key]) -> Iterable[Sequence[Key]]:
     for start in range(0, len(keys), IN_CHUNK):
         yield keys[start : start + IN_CHUNK]
 
 
-def judge_groups(session: Session, groups: set[Group], judge: FleetJudge, now: datetime) -> int:
-    """Judge each of `groups` again with the facts of every host in it and bring its stored
-    findings up to date (new ones open, gone ones resolved); how many rows changed."""
+def _rule_key(group: Group) -> tuple[str, str] | tuple[str, tuple[str, ...]]:
+    """A group as the rules key it: (driver, model) or (kind, identity)."""
+    kind, key = group
+    parts = json.loads(key)
+    return (parts[0], parts[1]) if kind == NIC else (parts[0], tuple(parts[1:]))
+
+
+def _baseline(kind: str, bodies: Iterable[str]) -> Baseline:
+    """The baseline of a group from the fact rows of every member."""
+    if kind == NIC:
+        return nic_baseline(nic for body in bodies for nic in _parsed_nics(body))
+    return model_baseline(_parsed_model(body) for body in bodies)
+
+
+def _moved(group: Group, kept: str, move: Move) -> tuple[Baseline, bool] | None:
+    """The group's kept baseline moved by the host's facts in it, and whether the members that
+    stand out stay those that did (but for that host); None when it cannot be moved."""
+    kind, host = group[0], move.host
+    old, new = move.before.get(group), move.after.get(group)
+    if kind == NIC:
+        nics = NicBaseline.model_validate_json(kept)
+        moved_nics = nic_baseline_moved(
+            nics,
+            host,
+            list(_parsed_nics(old)) if old is not None else [],
+            list(_parsed_nics(new)) if new is not None else [],
+        )
+        if moved_nics is None:
+            return None
+        return moved_nics, nic_verdict(moved_nics) == nic_verdict(nics)
+    models = ModelBaseline.model_validate_json(kept)
+    moved_models = model_baseline_moved(
+        models,
+        host,
+        _parsed_model(old) if old is not None else None,
+        _parsed_model(new) if new is not None else None,
+    )
+    if moved_models is None:
+        return None
+    return moved_models, model_verdict(moved_models) == model_verdict(models)
+
+
+def _facts(group: Group, bodies: Mapping[str, str], baseline: Baseline) -> FleetFacts:
+    """What the rules judge: the members given (by host name) and the group's baseline."""
+    hosts = sorted(bodies)
+    if isinstance(baseline, NicBaseline):
+        return FleetFacts(
+            hosts=hosts,
+            nics=[nic for host in hosts for nic in _parsed_nics(bodies[host])],
+            nic_baselines={cast(tuple[str, str], _rule_key(group)): baseline},
+        )
+    return FleetFacts(
+        hosts=hosts,
+        models=[_parsed_model(bodies[host]) for host in hosts],
+        model_baselines={cast(tuple[str, tuple[str, ...]], _rule_key(group)): baseline},
+    )
+
+
+def _members(
+    session: Session, groups: Iterable[Group], where: ColumnElement[bool] | None = None
+) -> tuple[dict[Group, dict[str, str]], dict[str, int]]:
+    """The fact rows of the members of `groups` (all, or those `where` picks) by group and host
+    name, and the hosts' ids; one query."""
     members: dict[Group, dict[str, str]] = {group: {} for group in groups}
+    if not members:
+        return members, {}
+    query = (
+        select(
+            FleetFactRow.kind, FleetFactRow.group_key, FleetFactRow.body, HostRow.name, HostRow.id
+        )
+        .join(HostRow, HostRow.id == FleetFactRow.host_id)
+        .where(_in_groups(FleetFactRow, members))
+    )
     owners: dict[str, int] = {}
-    by_kind: dict[str, list[str]] = {}
-    for kind, key in groups:
-        by_kind.setdefault(kind, []).append(key)
-    for kind, keys in by_kind.items():
-        for chunk in _chunks(sorted(keys)):
-            for key, body, host, host_id in session.execute(
-                select(FleetFactRow.group_key, FleetFactRow.body, HostRow.name, HostRow.id)
-                .join(HostRow, HostRow.id == FleetFactRow.host_id)
-                .where(FleetFactRow.kind == kind, FleetFactRow.group_key.in_(chunk))
-            ):
-                members[(kind, key)][host] = body
-                owners[host] = host_id
-    found: dict[str, tuple[Group, Finding]] = {}
-    for group, bodies in sorted(members.items()):
-        if not bodies:
-            continue
-        hosts = sorted(bodies)
-        if group[0] == NIC:
-            facts = FleetFacts(
-                hosts=hosts, nics=[n for h in hosts for n in _parsed_nics(bodies[h])]
+    for kind, key, body, name, host_id in session.execute(
+        query if where is None else query.where(where)
+    ):
+        members[(kind, key)][name] = body
+        owners[name] = host_id
+    return members, owners
+
+
+def _in_groups(
+    table: type[FleetFactRow | FleetFindingRow | FleetBaselineRow], groups: Iterable[Group]
+) -> ColumnElement[bool]:
+    """Rows of `table` of one of `groups` (few: those of one push)."""
+    return tuple_(table.kind, table.group_key).in_(sorted(groups))
+
+
+def judge_groups(
+    session: Session,
+    groups: set[Group],
+    judge: FleetJudge,
+    now: datetime,
+    move: Move | None = None,
+) -> int:
+    """Judge each of `groups` again, keep its baseline and bring its stored findings up to date
+    (new ones open, gone ones resolved); how many finding rows changed. When `move` (one host's
+    facts in these groups, old and new; its rows written already) moves a group's kept
+    baseline without moving the verdict, only that host and the hosts with open findings in
+    the groups are judged in it, against the moved baseline — nobody else can start or stop
+    standing out, and judging more members finds nothing more — else every member."""
+    if not groups:
+        return 0
+    kept: dict[Group, str] = {
+        (kind, key): body
+        for kind, key, body in session.execute(
+            select(FleetBaselineRow.kind, FleetBaselineRow.group_key, FleetBaselineRow.body).where(
+                _in_groups(FleetBaselineRow, groups)
             )
+        )
+    }
+    baselines: dict[Group, Baseline] = {}
+    for group in groups:
+        body = kept.get(group)
+        moved = _moved(group, body, move) if body is not None and move is not None else None
+        if moved is not None and moved[1]:
+            baselines[group] = moved[0]
+    whole = groups - baselines.keys()
+    members, owners = _members(session, whole)
+    if baselines and move is not None:
+        standing = select(FleetFindingRow.host_id).where(
+            _in_groups(FleetFindingRow, baselines), FleetFindingRow.state == OPEN
+        )
+        judged, judged_owners = _members(
+            session,
+            baselines,
+            or_(FleetFactRow.host_id == move.host_id, FleetFactRow.host_id.in_(standing)),
+        )
+        members.update(judged)
+        owners.update(judged_owners)
+    found: dict[str, tuple[Group, Finding]] = {}
+    new: list[dict[str, str]] = []
+    moved_rows: list[dict[str, str]] = []
+    gone: list[Group] = []
+    for group in sorted(groups):
+        bodies = members[group]
+        baseline = baselines.get(group) or _baseline(group[0], bodies.values())
+        row = {"kind": group[0], "group_key": group[1], "body": baseline.model_dump_json()}
+        if group not in kept:
+            if bodies:
+                new.append(row)
+        elif not bodies and group in whole:
+            gone.append(group)  # nobody holds it any more
         else:
-            models = [_parsed_model(bodies[h]) for h in hosts]
-            facts = FleetFacts(hosts=hosts, models=models)
-        for finding in judge(facts):
-            found[finding.id] = (group, finding)
-    clauses: list[ColumnElement[bool]] = [
-        (FleetFindingRow.kind == kind) & FleetFindingRow.group_key.in_(chunk)
-        for kind, keys in by_kind.items()
-        for chunk in _chunks(sorted(keys))
-    ]
+            moved_rows.append(row)
+        if bodies:
+            for finding in judge(_facts(group, bodies, baseline)):
+                found[finding.id] = (group, finding)
+    if new:
+        session.execute(insert(FleetBaselineRow), new)
+    if moved_rows:
+        session.execute(update(FleetBaselineRow), moved_rows)  # by primary key
+    if gone:
+        session.execute(delete(FleetBaselineRow).where(_in_groups(FleetBaselineRow, gone)))
+    return _keep_findings(session, groups, found, owners, now)
+
+
+_STORED = (
+    FleetFindingRow.id,
+    FleetFindingRow.finding_id,
+    FleetFindingRow.host_id,
+    FleetFindingRow.rule,
+    FleetFindingRow.kind,
+    FleetFindingRow.group_key,
+    FleetFindingRow.entity_id,
+    FleetFindingRow.entity_name,
+    FleetFindingRow.severity,
+    FleetFindingRow.severity_rank,
+    FleetFindingRow.state,
+    FleetFindingRow.body,
+)
+
+
+def _keep_findings(
+    session: Session,
+    groups: set[Group],
+    found: dict[str, tuple[Group, Finding]],
+    owners: Mapping[str, int],
+    now: datetime,
+) -> int:
+    """Bring the stored findings of `groups` to `found` (what judging them found): new ones
+    open, gone ones resolved, changed ones rewritten, the others seen now; a few statements
+    whatever the number of rows. How many rows changed."""
+    clauses: list[ColumnElement[bool]] = (  # a resolved row not found again stays as it is
+        [_in_groups(FleetFindingRow, groups) & (FleetFindingRow.state == OPEN)] if groups else []
+    )
     clauses += [FleetFindingRow.finding_id.in_(chunk) for chunk in _chunks(sorted(found))]
     stored = (
-        {
-            row.finding_id: row
-            for row in session.scalars(select(FleetFindingRow).where(or_(*clauses)))
-        }
+        {row.finding_id: row for row in session.execute(select(*_STORED).where(or_(*clauses)))}
         if clauses
         else {}  # nothing judged and nothing found: no row to read
     )
-    changed = 0
-    for finding_id, row in stored.items():
-        if finding_id not in found and row.state != RESOLVED:
-            row.state = RESOLVED
-            changed += 1
-    seen = []
+    resolved = [
+        row.id
+        for finding_id, row in stored.items()
+        if finding_id not in found and row.state != RESOLVED
+    ]
+    added: list[dict[str, Any]] = []
+    rewritten: list[dict[str, Any]] = []
+    seen: list[int] = []
     for finding_id, ((kind, key), finding) in found.items():
         owner = _owner(finding, owners)
         if owner is None:
             continue
         text = finding.model_dump_json().encode()
-        values = {
+        values: dict[str, Any] = {
             "host_id": owners[owner],
             "rule": finding.rule,
             "kind": kind,
@@ -171,29 +357,48 @@ def judge_groups(session: Session, groups: set[Group], judge: FleetJudge, now: d
         }
         existing = stored.get(finding_id)
         if existing is None:
-            session.add(
-                FleetFindingRow(
-                    finding_id=finding_id, first_seen=now, last_seen=now, body=pack(text), **values
-                )
+            added.append(
+                {
+                    "finding_id": finding_id,
+                    "first_seen": now,
+                    "last_seen": now,
+                    "body": pack(text),
+                    **values,
+                }
             )
-            changed += 1
-            continue
-        seen.append(finding_id)
-        differs = [name for name, value in values.items() if getattr(existing, name) != value]
-        if differs or unpack(existing.body) != text:
-            for name in differs:
-                setattr(existing, name, values[name])
-            existing.body = pack(text)
-            changed += 1
-    session.flush()
-    for chunk in _chunks(seen):  # still there: seen now, in one statement per chunk
+        elif any(getattr(existing, name) != value for name, value in values.items()) or (
+            unpack(existing.body) != text
+        ):
+            rewritten.append({"id": existing.id, "last_seen": now, "body": pack(text), **values})
+        else:
+            seen.append(existing.id)
+    if added:
+        session.execute(insert(FleetFindingRow), added)
+    if rewritten:
+        session.execute(update(FleetFindingRow), rewritten)  # by primary key
+    for chunk in _chunks(resolved):
         session.execute(
-            update(FleetFindingRow)
-            .where(FleetFindingRow.finding_id.in_(chunk))
-            .values(last_seen=now)
-            .execution_options(synchronize_session=False)
+            update(FleetFindingRow).where(FleetFindingRow.id.in_(chunk)).values(state=RESOLVED)
         )
-    return changed
+    for chunk in _chunks(seen):  # still there: seen now
+        session.execute(
+            update(FleetFindingRow).where(FleetFindingRow.id.in_(chunk)).values(last_seen=now)
+        )
+    return len(added) + len(rewritten) + len(resolved)
+
+
+_BUMP = text(
+    "INSERT INTO fleet_generation (id, value) VALUES (1, 1) "
+    "ON CONFLICT (id) DO UPDATE SET value = fleet_generation.value + 1"
+)
+
+
+def bump_fleet_generation(session: Session) -> None:
+    """Move the store's fleet generation, in the transaction that changes the fleet findings:
+    every central instance sees the change with its next read of the counter. Taken last in
+    the transaction (PostgreSQL holds the row until the commit); the row is made when missing
+    (the same statement in PostgreSQL and SQLite)."""
+    session.execute(_BUMP)
 
 
 def keep_fleet_facts(
@@ -205,8 +410,12 @@ def keep_fleet_facts(
     judge: FleetJudge,
 ) -> bool:
     """Keep `facts` (of a report generated at `generated_at`) as the host's fleet facts unless
-    they are of an older report than those kept; when they differ from those kept, judge every
-    group the host left or joined. Whether the fleet's findings were judged again."""
+    they are of an older report than those kept; judge each group the host left, joined or
+    changed its facts in. Whether the fleet's findings were judged again.
+
+    The host's fact rows are written before its groups are locked: no other transaction sees
+    them before this one commits, and it judges the groups only once it holds their locks (the
+    host's own lock, held by the caller, keeps its rows stable)."""
     if host.fleet_at is not None and generated_at <= host.fleet_at:
         return False
     rows = fact_rows(facts)
@@ -214,22 +423,35 @@ def keep_fleet_facts(
     host.fleet_at = generated_at
     if digest == host.fleet_digest:
         return False
-    before = {  # stable: the caller holds the host's lock
-        (kind, key)
-        for kind, key in session.execute(
-            select(FleetFactRow.kind, FleetFactRow.group_key).where(FleetFactRow.host_id == host.id)
+    before: dict[Group, str] = {
+        (kind, key): body
+        for kind, key, body in session.execute(
+            select(FleetFactRow.kind, FleetFactRow.group_key, FleetFactRow.body).where(
+                FleetFactRow.host_id == host.id
+            )
         )
     }
-    for kind, key in sorted(before | set(rows)):  # in one order everywhere: no deadlock
-        lock(session, f"fleet:{kind}:{key}")
-    session.execute(delete(FleetFactRow).where(FleetFactRow.host_id == host.id))
-    session.add_all(
-        FleetFactRow(host_id=host.id, kind=kind, group_key=key, body=body)
-        for (kind, key), body in rows.items()
-    )
+    moves = sorted(g for g in before.keys() | rows.keys() if before.get(g) != rows.get(g))
+    left = [group for group in moves if group in before]
+    if left:
+        session.execute(
+            delete(FleetFactRow).where(
+                FleetFactRow.host_id == host.id, _in_groups(FleetFactRow, left)
+            )
+        )
+    joined = [
+        {"host_id": host.id, "kind": kind, "group_key": key, "body": rows[(kind, key)]}
+        for kind, key in moves
+        if (kind, key) in rows
+    ]
+    if joined:
+        session.execute(insert(FleetFactRow), joined)
     host.fleet_digest = digest
     session.flush()
-    judge_groups(session, before | set(rows), judge, now)
+    lock_each(session, [f"fleet:{kind}:{key}" for kind, key in moves])  # sorted: no deadlock
+    changed = judge_groups(session, set(moves), judge, now, Move(host.id, host.name, before, rows))
+    if changed:
+        bump_fleet_generation(session)
     return True
 
 
@@ -300,6 +522,12 @@ class FleetStore(Database):
             )
         rows.sort(key=_sort_key)
         return [unpack(row[4]) for row in rows]
+
+    def fleet_generation(self) -> int:
+        """The store's fleet generation: it moves with every change of the fleet findings, by
+        any central instance (one row read; a kept answer of an older one is stale)."""
+        with self._reading() as session:
+            return session.scalar(select(FleetGenerationRow.value)) or 0
 
     def fleet_findings(self) -> list[Finding]:
         """The fleet rules' open findings, as the engine orders them."""

@@ -249,6 +249,27 @@ class FleetFindingRow(Base):
     body: Mapped[bytes] = mapped_column(LargeBinary)  # the Finding, JSON, zlib
 
 
+class FleetBaselineRow(Base):
+    """One group's baseline (`rules/derived/fleet_baselines.py`): what the fleet rules judge
+    each member of the group against, moved by the push that changes one member's facts."""
+
+    __tablename__ = "fleet_baselines"
+
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)  # as in fleet_facts
+    group_key: Mapped[str] = mapped_column(String, primary_key=True)
+    body: Mapped[str] = mapped_column(Text)  # the NicBaseline or ModelBaseline, JSON
+
+
+class FleetGenerationRow(Base):
+    """The store's fleet generation, one row: bumped in every transaction that changes the
+    fleet findings, so that each central instance knows when its kept answer is stale."""
+
+    __tablename__ = "fleet_generation"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)  # always 1
+    value: Mapped[int] = mapped_column(BigInteger)
+
+
 class JobRunRow(Base):
     """When a scheduled job that concerns the whole store (prune, the daily report) last
     started: several instances over one database run each firing once."""

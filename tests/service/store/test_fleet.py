@@ -17,7 +17,13 @@ from sqlalchemy import delete, func, select, update
 from pinchpoint.model.findings import Finding, Report
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.service.store import Store
-from pinchpoint.service.store.schema import FleetFactRow, FleetFindingRow, HostRow, ReportRow
+from pinchpoint.service.store.schema import (
+    FleetBaselineRow,
+    FleetFactRow,
+    FleetFindingRow,
+    HostRow,
+    ReportRow,
+)
 from tests.rules.fleet.legacy_judges import legacy_findings
 from tests.rules.fleet.mixed_fleet import mixed_fleet_inventories
 
@@ -102,6 +108,7 @@ def test_a_store_without_fleet_facts_is_filled_in(
     with store._writing() as session:  # as a store written before revision 0002 is
         session.execute(delete(FleetFindingRow))
         session.execute(delete(FleetFactRow))
+        session.execute(delete(FleetBaselineRow))
         session.execute(update(HostRow).values(fleet_at=None, fleet_digest=None))
     assert store.fleet_findings() == []
     assert store.backfill_fleet_facts() == len(mixed_fleet)

@@ -74,7 +74,7 @@ def test_downgrade_and_upgrade_round_trip(empty_url: str) -> None:
         Store.open(empty_url, migrate=False)
     Store.open(empty_url).close()
     assert _differences(empty_url) == []
-    assert head_revision() == "0002"
+    assert head_revision() == "0003"
 
 
 @pytest.mark.parametrize(

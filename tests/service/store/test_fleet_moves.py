@@ -1,0 +1,126 @@
+"""A push judges the groups it moves by the pushing host against each group's kept baseline
+(`store/fleet.py`, `rules/derived/fleet_baselines.py`); the findings stay exactly those of
+judging every group whole: over random sequences of hosts joining, changing and leaving NIC and
+device model groups (SQLite and PostgreSQL), the store's open fleet findings after each push are
+those the fleet rules find on every host's current facts."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from service.store.storetest import T0
+
+from pinchpoint.model.findings import EntityKind, EntityRef, Finding
+from pinchpoint.model.fleet import FleetFacts, FleetModel, FleetNic, FleetUnit, HostFleetFacts
+from pinchpoint.rules.catalog import FLEET_RULES
+from pinchpoint.rules.engine import evaluate, fleet_context
+from pinchpoint.service.store import Store
+from pinchpoint.service.store.fleet import judge_with_defaults, keep_fleet_facts
+from pinchpoint.service.store.hosts import host_row
+
+HOSTS = 13  # more than the 10 peers (11 hosts) a baseline names: leaving ones get re-read
+NicSpec = tuple[str, int, bool]  # NIC model, speed, up
+nic_specs = st.lists(
+    st.tuples(st.sampled_from(["a", "b"]), st.sampled_from([100, 1000, 10000]), st.booleans()),
+    max_size=2,
+)
+disk_levels = st.none() | st.lists(st.sampled_from(["A1", "B2", "C3"]), min_size=1, max_size=2)
+steps = st.lists(
+    st.tuples(st.integers(0, HOSTS - 1), nic_specs, disk_levels), min_size=1, max_size=40
+)
+_examples = itertools.count()
+
+
+def _facts(tag: str, host: str, nics: list[NicSpec], disks: list[str] | None) -> HostFleetFacts:
+    """A host's fleet facts; `tag` keeps each example's groups apart in one store."""
+    return HostFleetFacts(
+        host=host,
+        nics=[
+            FleetNic(
+                host=host,
+                position=position,
+                id=f"{host}-{position}",
+                driver="ixgbe",
+                model=f"{tag}-{model}",
+                speed_mbps=speed,
+                operstate="up" if up else "down",
+                ref=EntityRef(
+                    kind=EntityKind.NIC, id=f"nic:{host}-{position}", name=f"eth{position}"
+                ),
+            )
+            for position, (model, speed, up) in enumerate(nics)
+        ],
+        models=[
+            FleetModel(
+                host=host,
+                host_ref=EntityRef(kind=EntityKind.HOST, id=f"host:{host}", name=host),
+                kind="disk",
+                identity=(f"{tag}-ST4000",),
+                units=[
+                    FleetUnit(kind="disk", model=f"{tag}-ST4000", firmware=level, name=f"sd{i}")
+                    for i, level in enumerate(disks)
+                ],
+            )
+        ]
+        if disks
+        else [],
+    )
+
+
+def _keep(
+    store: Store,
+    facts: HostFleetFacts,
+    at: datetime,
+    judge: Callable[[FleetFacts], list[Finding]] = judge_with_defaults,
+) -> None:
+    with store._writing() as session:
+        host = host_row(session, facts.host, at)
+        keep_fleet_facts(session, host, facts, at, at, judge)
+
+
+def _by_id(findings: list[Finding]) -> dict[str, dict[str, object]]:
+    return {f.id: f.model_dump(mode="json") for f in findings}
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(plan=steps)
+def test_pushes_judged_by_the_baseline_find_what_judging_every_group_finds(
+    store: Store, plan: list[tuple[int, list[NicSpec], list[str] | None]]
+) -> None:
+    tag = f"x{next(_examples):04d}"
+    current: dict[str, HostFleetFacts] = {}
+    for step, (number, nics, disks) in enumerate(plan):
+        host = f"{tag}-host-{number:02d}"
+        current[host] = _facts(tag, host, nics, disks)
+        _keep(store, current[host], T0 + timedelta(minutes=step))
+        whole = evaluate(fleet_context(FleetFacts.joined(list(current.values()))), FLEET_RULES)[0]
+        kept = [f for f in store.fleet_findings() if f"@{tag}-" in f.id]
+        assert _by_id(kept) == _by_id(whole), f"after step {step}"
+
+
+def test_a_host_joining_a_group_is_judged_alone_against_its_baseline(store: Store) -> None:
+    """Twelve hosts at 10 Gb/s and one at 1 Gb/s hold the group; a thirteenth at 10 Gb/s joins:
+    only it and the standing outlier are judged, and the outlier's finding counts it."""
+    judged: list[list[str]] = []
+
+    def judge(facts: FleetFacts) -> list[Finding]:
+        judged.append(facts.hosts)
+        return judge_with_defaults(facts)
+
+    for number in range(13):
+        speed = 1000 if number == 5 else 10000
+        facts = _facts("j", f"host-{number:02d}", [("a", speed, True)], None)
+        _keep(store, facts, T0 + timedelta(minutes=number), judge)
+    judged.clear()
+    _keep(store, _facts("j", "host-13", [("a", 10000, True)], None), T0 + timedelta(hours=1), judge)
+    assert judged == [["host-05", "host-13"]]
+    [finding] = store.fleet_findings()
+    assert finding.entity.name == "eth0" and "13 identical NICs on 13 other hosts" in finding.title

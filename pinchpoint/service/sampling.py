@@ -213,7 +213,8 @@ class IntervalSource:
             names = frozenset(p.name for d in inventory.block.devices for p in d.partitions)
             self._partitions = (inventory, names)
         partitions = self._partitions[1]
-        current = read_diskstats_table(leave_out=partitions)  # their lines not even read
+        # their lines not read past the name, nor the lines that did not change since the last
+        current = read_diskstats_table(leave_out=partitions, previous=self._previous)
         previous, self._previous = self._previous, current
         self._recorded_latency(first=previous is None)
         if previous is None:

@@ -24,6 +24,7 @@ from pinchpoint.checks.parse.diskstats import DiskstatsTable
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.stats import IntervalFigures
 from pinchpoint.stats.attach import AttachedKind, DeviceRole, attach_names
+from pinchpoint.stats.column_picks import Values, values_at
 from pinchpoint.stats.iostat import counter_load, counter_load_columns, interval_centiseconds
 
 KIB = 1024  # iostat's kB are sectors ÷ 2
@@ -101,10 +102,10 @@ class _LivePlan:
             slots.setdefault(disk, []).append(slot)
         by_count = sorted(slots.items(), key=lambda item: len(item[1]))  # stable: first seen
         self.disks = [disk for disk, _ in by_count]
-        self.runs: list[list[_Pick]] = []  # per run of disks with n devices: a pick per device
+        self.runs: list[list[Values]] = []  # per run of disks with n devices: a pick per device
         for count in sorted({len(s) for s in slots.values()}):
             run = [s for _, s in by_count if len(s) == count]
-            self.runs.append([_pick([s[n] for s in run]) for n in range(count)])
+            self.runs.append([values_at([s[n] for s in run]) for n in range(count)])
 
     def merged(self, columns: list[list[float]]) -> list[list[float]]:
         """Each disk's work (in `disks` order) from its devices' work columns: summed, the busy

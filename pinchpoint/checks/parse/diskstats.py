@@ -263,6 +263,8 @@ def _line_words(lines: Sequence[bytes], fields: int) -> list[bytes] | None:
     """The words of `lines`, each line's `fields` words followed by a `;`; None unless every
     line has `fields` words. `lines` come from a `_plain` file: the only `;` words are the marks
     put between them here, so a line of another length moves one out of its place."""
+    if not lines:
+        return []
     stride = fields + 1
     words = (b" ; ".join(lines) + b" ;").split()
     if len(words) != stride * len(lines) or words[fields::stride].count(_SEPARATOR) != len(lines):

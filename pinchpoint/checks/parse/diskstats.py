@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import lru_cache
 from itertools import compress
-from operator import itemgetter
+from operator import itemgetter, ne
 from typing import Any
 
 from pinchpoint.model.problems import CollectionProblem, ProblemKind
@@ -369,7 +369,7 @@ def _reread(
     if not all(map(bytes.startswith, lines, frame.prefixes)):
         return None
     kept = tuple(lines[row] for row in frame.kept)
-    changed = list(compress(range(len(kept)), map(bytes.__ne__, kept, frame.lines)))
+    changed = list(compress(range(len(kept)), map(ne, kept, frame.lines)))
     if not changed:
         return numbers[:], replace(frame, lines=kept)
     fields = frame.fields

@@ -13,9 +13,15 @@ counters in the kernel's order, those a layout lacks as 0). The live sampler par
 devices every second with it and must stay cheap (bench/sampler_bench.py: about 10 µs a device,
 no pydantic object per device), so a file whose every line has the same layout, all numbers but
 the name, ASCII names and no device twice (every real kernel since 2.6.25) is parsed in bulk;
-anything else line by line, with the rules above. Where a caller wants models, they are derived
-from the table: `table_counters` (a `DiskstatsCounters` per device), `table_sample` (a
-`DiskstatsSample`), `parse_diskstats` (text to models).
+anything else line by line, with the rules above. A live reader reads the file again every
+second: given the table of its read before (`previous`, parsed `framed`), a file whose lines
+begin as they did (the same devices, in the same order) is read against it (`_reread`): only
+the lines that changed are split, only the counter columns that changed in them are converted,
+and the table is the one the whole parse gives (tests/checks/parse/test_diskstats_reread.py).
+A line of a device left out (`leave_out`) is not read past its name by any of the three.
+Where a caller wants models, they are derived from the table: `table_counters` (a
+`DiskstatsCounters` per device), `table_sample` (a `DiskstatsSample`), `parse_diskstats` (text
+to models).
 
 Reading the file (a snapshot's samples, the live host) is `pinchpoint.checks.collect.diskstats`.
 """

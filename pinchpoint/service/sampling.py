@@ -213,7 +213,8 @@ class IntervalSource:
             names = frozenset(p.name for d in inventory.block.devices for p in d.partitions)
             self._partitions = (inventory, names)
         partitions = self._partitions[1]
-        current = read_diskstats_table(leave_out=partitions)  # their lines not even read
+        # their lines not read past the name, nor the lines that did not change since the last
+        current = read_diskstats_table(leave_out=partitions, previous=self._previous)
         previous, self._previous = self._previous, current
         self._recorded_latency(first=previous is None)
         if previous is None:
@@ -322,6 +323,7 @@ class StatsSampler:
         self.slower_than_s = slower_than_s
         self.members = MemberSeries(member_policy())
         self.names: dict[str, tuple[GroupLevel, str]] = {}  # entity id -> level and name
+        self._named: list[str] | None = None  # the member ids last added to `names`
         self.policy = group_policy()
         self._lock = threading.Lock()
         self._pending: _PendingBucket | None = None
@@ -421,9 +423,15 @@ class StatsSampler:
                     fold_into(point, seconds, group.values, histograms)
                     stored += 1
             if members is not None:
-                self.names.update(
-                    zip(members.ids, zip(members.levels, members.names, strict=True), strict=True)
-                )
+                if members.ids is not self._named:  # a plan's members are named once
+                    self.names.update(
+                        zip(
+                            members.ids,
+                            zip(members.levels, members.names, strict=True),
+                            strict=True,
+                        )
+                    )
+                    self._named = members.ids
                 self.members.add_columns(now, seconds, members.ids, members.values)
             else:
                 self.members.add_columns(now, seconds, *_member_columns(ticks))

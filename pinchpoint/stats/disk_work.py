@@ -15,8 +15,8 @@ in each interval (a dual-pathed disk is busy for a second, not two, when both pa
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Sequence
-from operator import add, itemgetter
+from collections.abc import Iterable, Sequence
+from operator import add
 
 from pydantic import BaseModel
 
@@ -24,6 +24,7 @@ from pinchpoint.checks.parse.diskstats import DiskstatsTable
 from pinchpoint.model.inventory import Inventory
 from pinchpoint.model.stats import IntervalFigures
 from pinchpoint.stats.attach import AttachedKind, DeviceRole, attach_names
+from pinchpoint.stats.column_picks import Values, values_at
 from pinchpoint.stats.iostat import counter_load, counter_load_columns, interval_centiseconds
 
 KIB = 1024  # iostat's kB are sectors ÷ 2
@@ -80,31 +81,25 @@ def _interval_work(load: Sequence[float], seconds: float) -> list[float]:
     ]
 
 
-_Pick = Callable[[Sequence[float]], Sequence[float]]
-
-
 class _LivePlan:
     """How one list of kernel devices adds up per disk, worked out once per inventory and list:
-    the counted devices' positions in a table, and the disks, ordered by how many devices they
-    have so that each count is one run of disks; `rounds[n]` picks the n-th device of every
-    disk of each run, in the order `_merge` adds them."""
+    the disks, ordered by how many devices they have so that each count is one run of disks,
+    and per run `runs[n]` what picks the n-th device of every disk of the run out of a column
+    of every device of the table (its order), in the order `_merge` adds them."""
 
     def __init__(self, inventory: Inventory, names: list[str]) -> None:
         self.inventory = inventory
         self.names = names
-        devices = counted_devices(inventory, names)
         index = {name: at for at, name in enumerate(names)}
-        self.positions = [index[name] for name in devices]  # the devices' loads, in this order
-        self.pick = _pick(self.positions) if self.positions else lambda _: ()
-        slots: dict[str, list[int]] = {}
-        for slot, disk in enumerate(devices.values()):
-            slots.setdefault(disk, []).append(slot)
+        slots: dict[str, list[int]] = {}  # each disk's devices' positions in the table
+        for name, disk in counted_devices(inventory, names).items():
+            slots.setdefault(disk, []).append(index[name])
         by_count = sorted(slots.items(), key=lambda item: len(item[1]))  # stable: first seen
         self.disks = [disk for disk, _ in by_count]
-        self.runs: list[list[_Pick]] = []  # per run of disks with n devices: a pick per device
+        self.runs: list[list[Values]] = []  # per run of disks with n devices: a pick per device
         for count in sorted({len(s) for s in slots.values()}):
             run = [s for _, s in by_count if len(s) == count]
-            self.runs.append([_pick([s[n] for s in run]) for n in range(count)])
+            self.runs.append([values_at([s[n] for s in run]) for n in range(count)])
 
     def merged(self, columns: list[list[float]]) -> list[list[float]]:
         """Each disk's work (in `disks` order) from its devices' work columns: summed, the busy
@@ -120,15 +115,6 @@ class _LivePlan:
                 disks.extend(run)
             found.append(disks)
         return found
-
-
-def _pick(positions: list[int]) -> _Pick:
-    """What picks `positions` out of a list, always as a sequence (an itemgetter of one
-    position gives the item itself)."""
-    if len(positions) == 1:
-        only = positions[0]
-        return lambda values: (values[only],)
-    return itemgetter(*positions)
 
 
 def _work_columns(loads: list[list[float]], seconds: float) -> list[list[float]]:
@@ -232,9 +218,7 @@ class DiskWorkTotals:
         if before.names == after.names:
             live = self._live_plan(inventory, after.names)
             if loads is None or len(loads[0]) != len(after.names):
-                loads = counter_load_columns(before, after, live.positions, itv)
-            else:
-                loads = [list(live.pick(column)) for column in loads]
+                loads = counter_load_columns(before, after, range(len(after.names)), itv)
             if loads is not None:
                 grown = live.merged(_work_columns(loads, itv / 100))
                 with self._lock:

@@ -81,7 +81,7 @@ def _live_samples(
     first = read_diskstats_table() if disks else None
     first_net = live_net_dev_sample() if network else None
     time.sleep(seconds)
-    samples = [first, read_diskstats_table()] if first is not None else []
+    samples = [first, read_diskstats_table(previous=first)] if first is not None else []
     net_samples = [first_net, live_net_dev_sample()] if first_net is not None else []
     recorded = None
     if recorder is not None and counted is not None:

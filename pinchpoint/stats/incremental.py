@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from pinchpoint.checks.parse.diskstats import DiskstatsTable
 from pinchpoint.model.breakdown import GroupFigures, GroupLevel
@@ -31,6 +31,7 @@ from pinchpoint.stats.aggregate import (
     histogram_family,
 )
 from pinchpoint.stats.attach import Attachment
+from pinchpoint.stats.column_picks import Values, in_order, values_at
 from pinchpoint.stats.iostat import counter_load, counter_load_columns, interval_centiseconds
 from pinchpoint.stats.links import LINK_LEVELS
 from pinchpoint.units import KIB_PER_MB
@@ -102,9 +103,12 @@ class _MemberPlan:
         self.names = [g.name for g in self.groups]
         self.measured = [g.measured for g in self.groups]
         self.devices = [len(g.devices) for g in self.groups]
-        self.ones = _picker([g.devices[0] for g in ones])
-        self.twos = (_picker([g.devices[0] for g in twos]), _picker([g.devices[1] for g in twos]))
-        self.more = [_picker(list(g.devices)) for g in more]
+        self.ones = values_at([g.devices[0] for g in ones])
+        self.twos = (
+            values_at([g.devices[0] for g in twos]),
+            values_at([g.devices[1] for g in twos]),
+        )
+        self.more = [values_at(g.devices) for g in more]
 
     def sums(self, column: list[float]) -> list[float]:
         """Each member group's sum of `column`, added from 0 in its devices' order as `_sums`
@@ -186,12 +190,12 @@ class _Split:
     def __init__(self, groups: list[GroupPlan], members: frozenset[GroupLevel]) -> None:
         self.groups = [g for g in groups if g.level not in members]
         self.members = _MemberPlan(groups, members) if members else None
-        # how `_sums` adds each group's devices: (first, second or -1, itemgetter for more)
-        self.shapes: list[tuple[int, int, itemgetter[Any] | None]] = [
+        # how `_sums` adds each group's devices: (first, second or -1, what gives more)
+        self.shapes: list[tuple[int, int, Values | None]] = [
             (
                 g.devices[0],
                 g.devices[1] if len(g.devices) == 2 else -1,
-                itemgetter(*g.devices) if len(g.devices) > 2 else None,
+                in_order(g.devices) if len(g.devices) > 2 else None,
             )
             for g in self.groups
         ]

@@ -273,11 +273,16 @@ def counter_load_columns(
     deltas: dict[int, list[int]] = {}
     for counter in _LOAD_COUNTERS:
         start = 2 + counter
+        now, then = new[start::ROW], old[start::ROW]
+        if now == then:  # no device's count moved (an idle disk, an unused counter): a compare
+            if counter in _LOAD_FIGURES:  # of two arrays, no number taken out of them
+                deltas[counter] = [0] * len(positions)
+            continue
         if counter not in _LOAD_FIGURES:  # only whether it went back, of any device
-            if any(map(operator.lt, new[start::ROW], old[start::ROW])):
+            if any(map(operator.lt, now, then)):
                 return None
             continue
-        grown = list(map(operator.sub, pick(new[start::ROW]), pick(old[start::ROW])))
+        grown = list(map(operator.sub, pick(now), pick(then)))
         if min(grown) < 0:
             return None
         deltas[counter] = grown

@@ -59,9 +59,19 @@ class _OpenBucket:
                 self.means[metric] = [None] * len(values)
                 self.weights[metric] = [0.0] * len(values)
                 self.maxima[metric] = [None] * len(values)
+            means, before, peaks = self.means[metric], self.weights[metric], self.maxima[metric]
             counted_by = _WEIGHED_BY.get(metric)
-            if counted_by is None:
-                weights = [covered_s] * len(values)
+            if counted_by is None:  # every slot weighs the time covered: one number
+                w = covered_s
+                self.means[metric] = [
+                    (v if m is None else (m * b + v * w) / (b + w) if b + w > 0 else m)
+                    if 0.0 <= v < _INF
+                    else m
+                    for v, m, b in zip(values, means, before, strict=True)
+                ]
+                self.weights[metric] = [
+                    b + w if 0.0 <= v < _INF else b for v, b in zip(values, before, strict=True)
+                ]
             else:  # `_weight`: the counts of the clean values, summed (from 0), times the time
                 counts = [columns.get(m) or [0.0] * len(values) for m in counted_by]
                 summed = [n if 0.0 <= n < _INF else 0.0 for n in counts[0]]
@@ -71,18 +81,19 @@ class _OpenBucket:
                         for total, n in zip(summed, more, strict=True)
                     ]
                 weights = [total * covered_s for total in summed]
-            means, before, peaks = self.means[metric], self.weights[metric], self.maxima[metric]
-            rows = list(zip(values, means, before, weights, peaks, strict=True))
-            self.means[metric] = [
-                (v if m is None else (m * b + v * w) / (b + w) if b + w > 0 else m)
-                if 0.0 <= v < _INF
-                else m
-                for v, m, b, w, _ in rows
-            ]
-            self.weights[metric] = [b + w if 0.0 <= v < _INF else b for v, _, b, w, _ in rows]
+                self.means[metric] = [
+                    (v if m is None else (m * b + v * w) / (b + w) if b + w > 0 else m)
+                    if 0.0 <= v < _INF
+                    else m
+                    for v, m, b, w in zip(values, means, before, weights, strict=True)
+                ]
+                self.weights[metric] = [
+                    b + w if 0.0 <= v < _INF else b
+                    for v, b, w in zip(values, before, weights, strict=True)
+                ]
             self.maxima[metric] = [
                 (v if p is None or not p > v else p) if 0.0 <= v < _INF else p
-                for v, _, _, _, p in rows
+                for v, p in zip(values, peaks, strict=True)
             ]
         if histograms is not None:
             for slot, own in enumerate(histograms):

@@ -50,8 +50,12 @@ def live_reads(
     files = samples(demo[0])
     read: list[DiskstatsTable] = []
 
-    def sample(path: str = "", leave_out: frozenset[str] = frozenset()) -> DiskstatsTable:
-        table = read_diskstats_table(str(files[len(read) % len(files)]), leave_out)
+    def sample(
+        path: str = "",
+        leave_out: frozenset[str] = frozenset(),
+        previous: DiskstatsTable | None = None,
+    ) -> DiskstatsTable:
+        table = read_diskstats_table(str(files[len(read) % len(files)]), leave_out, previous)
         table = dataclasses.replace(table, monotonic_s=float(len(read)))
         read.append(table)
         return table

@@ -146,11 +146,14 @@ def _read_file(path: str) -> bytes:
 
 
 def read_diskstats_table(
-    path: str = DISKSTATS, leave_out: frozenset[str] = frozenset()
+    path: str = DISKSTATS,
+    leave_out: frozenset[str] = frozenset(),
+    previous: DiskstatsTable | None = None,
 ) -> DiskstatsTable:
     """This host's counters now, timed with the monotonic clock right after the read, without
     the devices of `leave_out`. A file that cannot be read gives an empty table with the
-    problem."""
+    problem. `previous` is the table of the read before, if the caller keeps it: the lines
+    that did not change since are not read again (`parse_diskstats_table`)."""
     try:
         data = _read_file(path)
     except OSError as err:
@@ -163,7 +166,9 @@ def read_diskstats_table(
         return DiskstatsTable(
             monotonic_s=time.monotonic(), taken_at=datetime.now(UTC), problems=[problem]
         )
-    return parse_diskstats_table(data, time.monotonic(), datetime.now(UTC), path, leave_out)
+    return parse_diskstats_table(
+        data, time.monotonic(), datetime.now(UTC), path, leave_out, previous, framed=True
+    )
 
 
 def live_sample(path: str = DISKSTATS) -> DiskstatsSample:
@@ -182,7 +187,7 @@ class LiveSampler:
 
     def tick(self) -> DiskstatsTable:
         """Read a new table; the one before becomes `previous`."""
-        table = read_diskstats_table(self.path)
+        table = read_diskstats_table(self.path, previous=self.current)
         self.previous, self.current = self.current, table
         return table
 

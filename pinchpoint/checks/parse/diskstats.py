@@ -13,9 +13,15 @@ counters in the kernel's order, those a layout lacks as 0). The live sampler par
 devices every second with it and must stay cheap (bench/sampler_bench.py: about 10 µs a device,
 no pydantic object per device), so a file whose every line has the same layout, all numbers but
 the name, ASCII names and no device twice (every real kernel since 2.6.25) is parsed in bulk;
-anything else line by line, with the rules above. Where a caller wants models, they are derived
-from the table: `table_counters` (a `DiskstatsCounters` per device), `table_sample` (a
-`DiskstatsSample`), `parse_diskstats` (text to models).
+anything else line by line, with the rules above. A live reader reads the file again every
+second: given the table of its read before (`previous`, parsed `framed`), a file whose lines
+begin as they did (the same devices, in the same order) is read against it (`_reread`): only
+the lines that changed are split, only the counter columns that changed in them are converted,
+and the table is the one the whole parse gives (tests/checks/parse/test_diskstats_reread.py).
+A line of a device left out (`leave_out`) is not read past its name by any of the three.
+Where a caller wants models, they are derived from the table: `table_counters` (a
+`DiskstatsCounters` per device), `table_sample` (a `DiskstatsSample`), `parse_diskstats` (text
+to models).
 
 Reading the file (a snapshot's samples, the live host) is `pinchpoint.checks.collect.diskstats`.
 """
@@ -23,10 +29,12 @@ Reading the file (a snapshot's samples, the live host) is `pinchpoint.checks.col
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import lru_cache
-from operator import itemgetter
+from itertools import compress
+from operator import itemgetter, ne
 from typing import Any
 
 from pinchpoint.model.problems import CollectionProblem, ProblemKind
@@ -66,6 +74,21 @@ class DiskstatsParseError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class LineFrame:
+    """What the next read of the same file is parsed against (`parse_diskstats_table` with
+    `previous`): every line's beginning (major, minor, name and the blank after it), the
+    devices left out, the rows of the table's devices in the file, those lines as read and
+    split, and their field count (one for all)."""
+
+    prefixes: tuple[bytes, ...]
+    leave_out: frozenset[str]
+    kept: tuple[int, ...]
+    lines: tuple[bytes, ...]
+    words: list[bytes]  # those lines' words as `_line_words` splits them
+    fields: int
+
+
+@dataclass(frozen=True, slots=True)
 class DiskstatsTable:
     """Every device's counters at one moment, kept raw: `numbers` holds `ROW` numbers per
     device in the order of `names` (major, minor, the 17 counters; absent ones 0), `layouts`
@@ -82,6 +105,7 @@ class DiskstatsTable:
     skipped: ParseSkips = field(default_factory=ParseSkips)
     problems: list[CollectionProblem] = field(default_factory=list)
     uptime_s: float | None = None
+    frame: LineFrame | None = field(default=None, compare=False, repr=False)
 
     def column(self, counter: int) -> array[int]:
         """One counter (0 = reads … 16 = flush_ms) of every device, in the order of `names`."""
@@ -99,20 +123,39 @@ def parse_diskstats_table(
     taken_at: datetime | None,
     path: str = DISKSTATS,
     leave_out: frozenset[str] = frozenset(),
+    previous: DiskstatsTable | None = None,
+    framed: bool = False,
 ) -> DiskstatsTable:
     """The table of one read of `path`, with the clock it was read at; lines that cannot be
     used are skipped and counted, with a problem saying so (an empty file is a problem too).
     Devices named in `leave_out` (the live sampler's partitions: their disk's line counts them)
-    are not in the table, and their numbers are not even read in the bulk parse."""
+    are not in the table, and their lines are not read past the name.
+
+    `previous` is the table of the read before (a live reader's), parsed `framed`: when
+    every line begins as it did then, only the lines of its devices that changed are read
+    (`_reread`); the table is the one the whole parse gives. `framed` keeps the file's
+    `LineFrame` in the table for the next read."""
+    if previous is not None and previous.frame is not None:
+        again = _reread(data, previous.frame, leave_out, previous.numbers)
+        if again is not None:
+            numbers, frame = again
+            return DiskstatsTable(
+                monotonic_s=monotonic_s,
+                taken_at=taken_at,
+                names=previous.names,
+                numbers=numbers,
+                layouts=previous.layouts,
+                index=previous.index,
+                frame=frame if framed else None,
+            )
     problems: list[CollectionProblem] = []
     skips = ParseSkips()
     uniform = _uniform_table(data, leave_out) if data.strip() else None
     if uniform is not None:
         names, numbers, layouts = uniform
     else:
-        names, numbers, layouts = _table_line_by_line(data.decode("utf-8", errors="replace"), skips)
-        if leave_out:
-            names, numbers, layouts = _without(names, numbers, layouts, leave_out)
+        text = data.decode("utf-8", errors="replace")
+        names, numbers, layouts = _table_line_by_line(text, skips, leave_out)
     if not data.strip():
         problems.append(_garbled(path, "empty file: no block device counters"))
     elif skips.count:
@@ -126,6 +169,7 @@ def parse_diskstats_table(
         index=dict(zip(names, range(len(names)), strict=True)),
         skipped=skips,
         problems=problems,
+        frame=_line_frame(data, leave_out, names, numbers, layouts) if framed else None,
     )
 
 
@@ -207,15 +251,155 @@ def _rows(
     return [names[row] for row in kept], itemgetter(*at)  # a line holds 13 numbers or more
 
 
-def _without(
-    names: list[str], numbers: array[int], layouts: bytes, leave_out: frozenset[str]
-) -> tuple[list[str], array[int], bytes]:
-    """A line-by-line table without the devices of `leave_out`."""
-    kept = [row for row, name in enumerate(names) if name not in leave_out]
+# -- a live reader's next read: the same lines as before -----------------------------------------
+
+# Where the line-by-line parse (`str.splitlines`, `str.split`) breaks a line or a word and
+# `bytes.split` does not, and the mark `_kept_numbers` puts between lines: a file holding any
+# is parsed whole.
+_NOT_IN_FRAMED = (*_LINE_BREAKS_OF_STR, b"\x1c", b"\x1d", b"\x1e", b"\x1f", _SEPARATOR)
+
+
+def _plain(data: bytes) -> bool:
+    """Whether `data` can be read line by line by splitting at `\\n` alone, as both parses
+    read it, and holds no `;` (the bulk parse's line mark)."""
+    return data.isascii() and not any(mark in data for mark in _NOT_IN_FRAMED)
+
+
+def _line_words(lines: Sequence[bytes], fields: int) -> list[bytes] | None:
+    """The words of `lines`, each line's `fields` words followed by a `;`; None unless every
+    line has `fields` words. `lines` come from a `_plain` file: the only `;` words are the marks
+    put between them here, so a line of another length moves one out of its place."""
+    if not lines:
+        return []
+    stride = fields + 1
+    words = (b" ; ".join(lines) + b" ;").split()
+    if len(words) != stride * len(lines) or words[fields::stride].count(_SEPARATOR) != len(lines):
+        return None
+    return words
+
+
+def _kept_numbers(words: list[bytes], fields: int) -> array[int] | None:
+    """The `ROW` numbers of each line of `words` (`_line_words`: major, minor, the counters;
+    those of a shorter layout 0), when they are numbers as `_uniform_table` reads them."""
+    numbers_read = words[:]
+    del numbers_read[fields :: fields + 1]
+    del numbers_read[2::fields]  # the names
+    if numbers_read and not b"".join(numbers_read).isdigit():
+        return None
+    try:
+        numbers = array("Q", list(map(int, numbers_read)))
+    except OverflowError:
+        return None
+    width = fields - 1
+    if width != ROW:
+        padded = array("Q", bytes(numbers.itemsize * ROW * (len(words) // (fields + 1))))
+        for position in range(width):
+            padded[position::ROW] = numbers[position::width]
+        numbers = padded
+    return numbers
+
+
+def _changed_numbers(
+    words: list[bytes], before: list[bytes], rows: array[int], fields: int
+) -> bool:
+    """`rows` (the `ROW` numbers of lines whose words were `before`, which read cleanly) made
+    those of the same devices' lines split into `words` now, in place; False when one does not
+    read cleanly. Only a counter that changed in some line is read: a column of counters as
+    it was (a counter no device uses, a busy disk's discards) is a comparison of words."""
+    stride = fields + 1
+    for position in range(3, fields):  # the counters: major, minor and name begin the line
+        column = words[position::stride]
+        if column == before[position::stride]:
+            continue
+        if not b"".join(column).isdigit():
+            return False
+        try:
+            rows[position - 1 :: ROW] = array("Q", list(map(int, column)))
+        except OverflowError:
+            return False
+    return True
+
+
+def _line_frame(
+    data: bytes,
+    leave_out: frozenset[str],
+    names: list[str],
+    numbers: array[int],
+    layouts: bytes,
+) -> LineFrame | None:
+    """The frame of a file just parsed into `names`, `numbers` and `layouts`; None when its
+    next read could not be parsed against it: it is not `_plain`, a line has no counter after
+    its name, its devices do not share one layout, or their lines are not all read (skipped)
+    or not read as `_kept_numbers` reads them."""
+    if len(set(layouts)) > 1 or not _plain(data):
+        return None
+    lines = data.split(b"\n")
+    if lines.pop():  # no line break at the end
+        return None
+    prefixes = []
+    kept = []
+    found = []
+    for row, line in enumerate(lines):
+        begun = line.split(None, 3)  # major, minor, name, the rest
+        if len(begun) < 4:
+            return None
+        prefixes.append(line[: len(line) - len(begun[3])])
+        name = begun[2].decode()
+        if name not in leave_out:
+            kept.append(row)
+            found.append(name)
+    if found != names:
+        return None
+    kept_lines = tuple(lines[row] for row in kept)
+    fields = layouts[0] if layouts else LAYOUTS[-1]
+    words = _line_words(kept_lines, fields)
+    if words is None or _kept_numbers(words, fields) != numbers:
+        return None
+    return LineFrame(tuple(prefixes), leave_out, tuple(kept), kept_lines, words, fields)
+
+
+def _reread(
+    data: bytes, frame: LineFrame, leave_out: frozenset[str], numbers: array[int]
+) -> tuple[array[int], LineFrame] | None:
+    """The numbers of a file whose lines begin as `frame`'s did (the same devices in the same
+    order, the same left out), and its frame; None when they do not, or a changed line does
+    not read cleanly (the whole parse then says what). A device's line that did not change
+    keeps its `numbers`: an idle disk costs a comparison of bytes."""
+    if frame.leave_out is not leave_out and frame.leave_out != leave_out:
+        return None
+    if not _plain(data):
+        return None
+    lines = data.split(b"\n")
+    if lines.pop() or len(lines) != len(frame.prefixes):
+        return None
+    if not all(map(bytes.startswith, lines, frame.prefixes)):
+        return None
+    kept = tuple(lines[row] for row in frame.kept)
+    changed = list(compress(range(len(kept)), map(ne, kept, frame.lines)))
+    if not changed:
+        return numbers[:], replace(frame, lines=kept)
+    fields = frame.fields
+    stride = fields + 1
+    found = numbers[:]
+    if len(changed) == len(kept):
+        every = _line_words(kept, fields)
+        if every is None or not _changed_numbers(every, frame.words, found, fields):
+            return None
+        return found, replace(frame, lines=kept, words=every)
+    # some lines changed: their rows and words taken out, read, and put back
     rows = array("Q")
-    for row in kept:
-        rows.extend(numbers[row * ROW : (row + 1) * ROW])
-    return [names[row] for row in kept], rows, bytes(layouts[row] for row in kept)
+    before: list[bytes] = []
+    for at in changed:
+        rows.extend(numbers[at * ROW : (at + 1) * ROW])
+        before.extend(frame.words[at * stride : (at + 1) * stride])
+    now = _line_words([kept[at] for at in changed], fields)
+    if now is None or not _changed_numbers(now, before, rows, fields):
+        return None
+    words = frame.words[:]
+    for row, at in enumerate(changed):
+        found[at * ROW : (at + 1) * ROW] = rows[row * ROW : (row + 1) * ROW]
+        words[at * stride : (at + 1) * stride] = now[row * stride : (row + 1) * stride]
+    return found, replace(frame, lines=kept, words=words)
 
 
 def _is_count(text: str) -> bool:
@@ -223,8 +407,11 @@ def _is_count(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
-def _table_line_by_line(text: str, skips: ParseSkips) -> tuple[list[str], array[int], bytes]:
-    """Names, numbers and layouts of every usable line; the others counted in `skips`."""
+def _table_line_by_line(
+    text: str, skips: ParseSkips, leave_out: frozenset[str] = frozenset()
+) -> tuple[list[str], array[int], bytes]:
+    """Names, numbers and layouts of every usable line; the others counted in `skips`. A
+    line of a device in `leave_out` is passed over, whatever follows its name."""
     names: list[str] = []
     numbers = array("Q")
     layouts = bytearray()
@@ -232,7 +419,7 @@ def _table_line_by_line(text: str, skips: ParseSkips) -> tuple[list[str], array[
     for number, line in enumerate(text.splitlines(), start=1):
         fields = line.split()
         count = len(fields)
-        if count == 0:
+        if count == 0 or (count >= 3 and fields[2] in leave_out):
             continue
         if count not in LAYOUTS:
             if count < LAYOUTS[0]:

@@ -37,17 +37,25 @@ def test_only_so_many_answers_are_kept() -> None:
     assert answers.get("c", 0, lambda: b"again") == b"c"
 
 
+class SlowRead:
+    """A store read that waits until released, counting how often it ran."""
+
+    def __init__(self, answer: bytes) -> None:
+        self.answer = answer
+        self.reads = 0
+        self.entered, self.release = threading.Event(), threading.Event()
+
+    def __call__(self) -> bytes:
+        self.reads += 1
+        self.entered.set()
+        self.release.wait(30)
+        return self.answer
+
+
 def test_callers_asking_at_once_share_one_read() -> None:
     answers = RecentAnswers(max_age_s=3600)
-    entered, release = threading.Event(), threading.Event()
-    reads = 0
-
-    def slow() -> bytes:
-        nonlocal reads
-        reads += 1
-        entered.set()
-        release.wait(30)
-        return b"page"
+    slow = SlowRead(b"page")
+    entered, release = slow.entered, slow.release
 
     got: list[bytes] = []
     first = threading.Thread(target=lambda: got.append(answers.get("k", 0, slow)))
@@ -62,7 +70,7 @@ def test_callers_asking_at_once_share_one_read() -> None:
     for thread in [first, *others]:
         thread.join(30)
     assert got == [b"page"] * 6
-    assert reads == 1
+    assert slow.reads == 1
 
 
 def test_a_failed_read_is_not_kept() -> None:
@@ -123,16 +131,8 @@ def test_a_background_read_is_started_once_and_joined_by_callers_past_the_age() 
     clock = Clock()
     answers = RecentAnswers(max_age_s=1.0, refresh_after_s=0.5, clock=clock)
     assert answers.get("k", 0, lambda: b"old") == b"old"
-    entered, release = threading.Event(), threading.Event()
-    reads = 0
-
-    def slow() -> bytes:
-        nonlocal reads
-        reads += 1
-        entered.set()
-        release.wait(30)
-        return b"new"
-
+    slow = SlowRead(b"new")
+    entered, release = slow.entered, slow.release
     answers._answers["k"] = answers._answers["k"]._replace(make=slow)
     clock.now += 0.7
     assert [answers.peek("k", 0) for _ in range(5)] == [b"old"] * 5  # one read started
@@ -144,7 +144,7 @@ def test_a_background_read_is_started_once_and_joined_by_callers_past_the_age() 
     release.set()
     waiter.join(30)
     assert got == [b"new"]
-    assert reads == 1
+    assert slow.reads == 1
 
 
 def test_an_answer_of_another_generation_is_not_served_while_being_read_again() -> None:

@@ -8,9 +8,10 @@ moves: a sweep, a push, an upload, a mute) and never longer than `MAX_AGE_S`: an
 writing to the same store (a second central instance) and mutes expiring show within that
 time. One caller per key computes; those asking for the same key meanwhile wait for it.
 
-An answer older than `REFRESH_AFTER_S` is still served, and the first caller to see it that
-old starts its next read on a thread of its own (stale while revalidate): a key asked at least
+An answer past half its age limit is still served, and the first caller to see it that old
+starts its next read on a thread of its own (stale while revalidate): a key asked at least
 every half second is read again before it expires, so its callers never wait for the store.
+An answer with no age limit (kept by generation alone) is never read again.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from concurrent.futures import Future
 from typing import NamedTuple
 
 MAX_AGE_S = 1.0
-REFRESH_AFTER_S = 0.5  # an answer this old is read again in the background, still served
 KEPT = 256  # answers kept at most (the least recently made are dropped first)
 
 
@@ -45,11 +45,13 @@ class RecentAnswers:
         self,
         max_age_s: float = MAX_AGE_S,
         kept: int = KEPT,
-        refresh_after_s: float = REFRESH_AFTER_S,
+        refresh_after_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.max_age_s = max_age_s
-        self.refresh_after_s = refresh_after_s
+        # an answer this old is read again in the background, still served (default: half
+        # the age limit; none for an answer without one)
+        self.refresh_after_s = max_age_s / 2 if refresh_after_s is None else refresh_after_s
         self.kept = kept
         self.made = 0  # answers computed (tests count them)
         self.refreshed = 0  # of those, read again in the background

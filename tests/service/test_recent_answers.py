@@ -177,3 +177,12 @@ def test_a_failed_background_read_keeps_the_answer_until_it_expires() -> None:
         assert "gone" in str(err)
     else:
         raise AssertionError("the failure was not raised")
+
+
+def test_an_answer_kept_by_generation_alone_is_never_read_again() -> None:
+    clock = Clock()
+    answers = RecentAnswers(max_age_s=float("inf"), kept=2, clock=clock)
+    answers.get("fleet", 7, lambda: b"fleet findings")
+    clock.now += 3600
+    assert answers.peek("fleet", 7) == b"fleet findings"
+    assert answers.made == 1 and not answers._making  # no background read started

@@ -261,13 +261,17 @@ def lock(session: Session, name: str, *, shared: bool = False) -> None:
 
 def lock_each(session: Session, names: list[str]) -> None:
     """`lock` each of `names` (exclusive), one after the other in the order given, in one
-    statement (one round trip however many): the rows of `unnest` are made, and each lock
-    taken, in the array's order."""
+    statement (one round trip however many). A PL/pgSQL loop takes them, so the order is the
+    language's, not a query plan's; the keys are our own hashes (integers), written into it."""
     if session.get_bind().dialect.name != "postgresql" or not names:
         return
+    keys = ",".join(str(_lock_key(name)) for name in names)
     session.execute(
-        text("SELECT count(pg_advisory_xact_lock(:space, key)) FROM unnest(:keys) AS key"),
-        {"space": LOCK_SPACE, "keys": [_lock_key(name) for name in names]},
+        text(
+            "DO $$DECLARE k integer; BEGIN "
+            f"FOREACH k IN ARRAY ARRAY[{keys}]::integer[] LOOP "
+            f"PERFORM pg_advisory_xact_lock({int(LOCK_SPACE)}, k); END LOOP; END$$"
+        )
     )
 
 

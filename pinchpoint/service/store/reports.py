@@ -48,6 +48,7 @@ from pinchpoint.service.store.fleet import (
     facts_wanted,
     keep_fleet_facts,
 )
+from pinchpoint.service.store.fleet_parts import fact_part, fact_part_read
 from pinchpoint.service.store.hosts import host_name, host_row
 from pinchpoint.service.store.inventories import (
     held_parts,
@@ -258,17 +259,21 @@ class ReportStore(FleetStore):
         split: SplitInventory,
         checked: dict[str, Any],
     ) -> HostFleetFacts:
-        """The fleet facts of a pushed inventory: its parts made models once (those checked
-        on the way in as they were), the parts sent by digest read back from the store."""
-        held = stored_parts(session, (p.digest for p in split.parts if p.json is None))
-        models = {
-            part.name: checked[part.name]
-            if part.name in checked
-            else validated_part(
-                part.name, part.json if part.json is not None else held[part.digest]
-            )
-            for part in split.parts
-        }
+        """The fleet facts of a pushed inventory: the parts checked on the way in as they were
+        made models, the others (held: checked when stored) made models of just the fields the
+        facts read (`fleet_parts.py`), those sent by digest read back from the store."""
+        read = [p for p in split.parts if p.name in checked or fact_part_read(p.name)]
+        held = stored_parts(session, (p.digest for p in read if p.json is None))
+        models = {}
+        for part in read:
+            if part.name in checked:
+                models[part.name] = checked[part.name]
+                continue
+            try:
+                raw = part.json if part.json is not None else held[part.digest]
+                models[part.name] = fact_part(part.name, raw)
+            except PartError as err:
+                raise StoreInputError(str(err)) from None
         inventory = Inventory.model_construct(
             format_version=split.format_version, host=pushed.host, **models
         )

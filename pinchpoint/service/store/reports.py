@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session, defer
 from pinchpoint.model.findings import Report, Severity
 from pinchpoint.model.fleet import HostFleetFacts
 from pinchpoint.model.inventory import Inventory
+from pinchpoint.performance import gc_paused
 from pinchpoint.report.diff import findings_diff
 from pinchpoint.report.summary import SeverityCounts, findings_summary
 from pinchpoint.rules.derived.fleet_facts import host_fleet_facts
@@ -221,12 +222,13 @@ class ReportStore(FleetStore):
                 )
                 if missing:
                     raise MissingPartsError(missing)
-                for part in split.parts:
-                    if part.json is not None and part.digest not in held:
-                        try:
-                            checked[part.name] = validated_part(part.name, part.json)
-                        except PartError as err:
-                            raise StoreInputError(str(err)) from None
+                with gc_paused():  # one host's parts made models: see `_pushed_facts`
+                    for part in split.parts:
+                        if part.json is not None and part.digest not in held:
+                            try:
+                                checked[part.name] = validated_part(part.name, part.json)
+                            except PartError as err:
+                                raise StoreInputError(str(err)) from None
                 packed = packed_new_parts(session, split, held)
                 known = session.scalars(select(HostRow).where(HostRow.name == host)).first()
                 wanted = facts_wanted(session, known, generated_at, source)
@@ -252,6 +254,7 @@ class ReportStore(FleetStore):
         )
 
     @staticmethod
+    @gc_paused()
     def _pushed_facts(
         session: Session,
         host: str,
@@ -261,7 +264,10 @@ class ReportStore(FleetStore):
     ) -> HostFleetFacts:
         """The fleet facts of a pushed inventory: the parts checked on the way in as they were
         made models, the others (held: checked when stored) made models of just the fields the
-        facts read (`fleet_parts.py`), those sent by digest read back from the store."""
+        facts read (`fleet_parts.py`), those sent by digest read back from the store. The
+        collector is paused meanwhile (`performance.gc_paused`): the tens of thousands of
+        objects made live on until the facts are taken, and its passes over them cost more
+        than making them."""
         read = [p for p in split.parts if p.name in checked or fact_part_read(p.name)]
         held = stored_parts(session, (p.digest for p in read if p.json is None))
         models = {}

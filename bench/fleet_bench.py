@@ -319,6 +319,12 @@ def _ms(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] * 1000
 
 
+def _verdicts(answer: bytes) -> list[tuple[str, str, str]]:
+    """What a fleet answer finds, whatever its findings' text says: each finding's id, entity
+    and severity, in the answer's order (two codes whose findings are worded differently)."""
+    return [(f["id"], f["entity"]["id"], f["severity"]) for f in json.loads(answer)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hosts", default="100,1000")
@@ -408,8 +414,12 @@ def main() -> None:
                     f"{statistics.mean(times) * 1000:.1f} ms"
                 )
             same = json.loads(answers["before"]) == json.loads(answers["after"])
+            verdicts = _verdicts(answers["before"]) == _verdicts(answers["after"])
             findings = len(json.loads(answers["after"]))
-            print(f"  the same answer from both codes: {same} ({findings} findings)")
+            print(
+                f"  the same answer from both codes: {same}; the same findings (id, entity, "
+                f"severity, in order): {verdicts} ({findings} findings)"
+            )
         later = T0 + timedelta(minutes=5)
         for side in sides:
             bodies = [

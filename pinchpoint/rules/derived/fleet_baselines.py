@@ -167,3 +167,18 @@ def model_verdict(baseline: ModelBaseline) -> tuple[str, int] | None:
     if usual is None:
         return None
     return usual, min(baseline.levels[usual].hosts, MIN_FLEET_HOSTS)
+
+
+def nic_quoted(baseline: NicBaseline) -> tuple[int | None, list[PeerNic]]:
+    """What the findings of a NIC model say of its baseline: the verdict and the first peers
+    named at the usual speed. While it stays, no member's finding changes but that of a host
+    whose own NICs moved (the findings quote no count)."""
+    usual = nic_verdict(baseline)
+    return usual, baseline.speeds[usual].first if usual is not None else []
+
+
+def model_quoted(baseline: ModelBaseline) -> tuple[tuple[str, int] | None, list[str]]:
+    """What the findings of a device model say of its baseline: the verdict and the first
+    hosts named at the usual level (as `nic_quoted`)."""
+    verdict = model_verdict(baseline)
+    return verdict, baseline.levels[verdict[0]].first if verdict is not None else []

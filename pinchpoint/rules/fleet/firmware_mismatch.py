@@ -36,7 +36,11 @@ def _by_model(fleet: FleetFacts | None) -> dict[Model, dict[str, FleetModel]]:
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     """Hosts whose devices of one model are not at the level most of the fleet runs (the hosts
-    given, against the model's baseline when the context gives one, else against each other)."""
+    given, against the model's baseline when the context gives one, else against each other).
+
+    A finding says the usual level and names the first hosts at it, never how many hosts hold
+    the model: its text stays as it is while hosts join and the verdict holds (as
+    `fleet.nic.peer_outlier`)."""
     fleet = context.fleet
     for (kind, identity), held in _by_model(fleet).items():
         given = fleet.model_baselines.get((kind, identity)) if fleet else None
@@ -62,8 +66,6 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                 Fact(name="host", value=host),
                 Fact(name="firmware levels on this host", value=on_host),
                 Fact(name="the fleet's usual level", value=usual),
-                Fact(name="hosts at the usual level", value=peer_count),
-                Fact(name="hosts holding the model", value=baseline.holders),
             ]
             facts += behind_facts(units, usual)
             yield Hit(
@@ -71,15 +73,14 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                 key=f"{host}/{kind}/{'/'.join(identity)}",
                 title=(
                     f"{len(behind)} of {len(units)} {kind}s {model} on {host} are not at "
-                    f"{usual}, the level {peer_count} other hosts run"
+                    f"{usual}, the level most of the fleet's hosts holding the model run"
                 ),
                 severity=mismatch_severity(kind),
                 evidence=[
                     Evidence(
                         summary=(
-                            f"{kind}s {model}: {on_host} on {host}; {usual} on "
-                            f"{peer_count} of the {baseline.holders - 1} other hosts that "
-                            f"hold it ({', '.join(peers)})"
+                            f"{kind}s {model}: {on_host} on {host}; {usual} on most other "
+                            f"hosts that hold it (among them {', '.join(peers)})"
                         ),
                         facts=facts,
                     )

@@ -25,7 +25,11 @@ from pinchpoint.units import link_speed_text
 
 def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     """NICs running slower than most identical NICs across the fleet's hosts (the NICs given,
-    against their model's baseline when the context gives one, else against each other)."""
+    against their model's baseline when the context gives one, else against each other).
+
+    A finding says the usual speed and names the first peers, never how many NICs the model
+    has: its text then stays as it is while hosts join the group and the verdict holds, so a
+    central service rewrites no standing finding when an unrelated host joins."""
     groups: dict[tuple[str, str], list[FleetNic]] = {}
     fleet = context.fleet
     for nic in sorted(fleet.nics if fleet else [], key=lambda n: (n.host, n.position)):
@@ -47,20 +51,18 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                 entity=entity,
                 key=f"{nic.host}/{nic.id}",  # a MAC is the NIC's id on its host; the fleet adds it
                 title=(
-                    f"{entity.name} runs at {link_speed_text(speed)}; {peers.nics} identical NICs "
-                    f"on {peers.hosts} other hosts run at {link_speed_text(usual)}"
+                    f"{entity.name} runs at {link_speed_text(speed)}; most identical NICs in "
+                    f"the fleet run at {link_speed_text(usual)}"
                 ),
                 evidence=[
                     Evidence(
                         summary=(
-                            f"{driver} {model}: {peers.nics} of {baseline.running} running NICs "
-                            f"in the fleet are at {link_speed_text(usual)}, this one at "
-                            f"{link_speed_text(speed)}"
+                            f"{driver} {model}: most running NICs of the model in the fleet are "
+                            f"at {link_speed_text(usual)}, this one at {link_speed_text(speed)}"
                         ),
                         facts=[
                             Fact(name="negotiated speed", value=speed, unit="Mb/s"),
                             Fact(name="peers' speed", value=usual, unit="Mb/s"),
-                            Fact(name="identical NICs at that speed", value=peers.nics),
                             Fact(name="host", value=nic.host),
                         ],
                         peers=[peer.ref for peer in peers.first[:SHOWN_PEERS]],

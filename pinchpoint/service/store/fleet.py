@@ -40,9 +40,11 @@ from pinchpoint.rules.catalog import FLEET_RULES
 from pinchpoint.rules.derived.fleet_baselines import (
     model_baseline,
     model_baseline_moved,
+    model_quoted,
     model_verdict,
     nic_baseline,
     nic_baseline_moved,
+    nic_quoted,
     nic_verdict,
 )
 from pinchpoint.rules.derived.fleet_facts import host_fleet_facts
@@ -152,9 +154,17 @@ def _baseline(kind: str, bodies: Iterable[str]) -> Baseline:
     return model_baseline(_parsed_model(body) for body in bodies)
 
 
-def _moved(group: Group, kept: str, move: Move) -> tuple[Baseline, bool] | None:
-    """The group's kept baseline moved by the host's facts in it, and whether the members that
-    stand out stay those that did (but for that host); None when it cannot be moved."""
+HOST = "host"  # only the host that moved is judged in the group
+STANDING = "standing"  # that host and the group's standing outliers
+
+
+def _moved(group: Group, kept: str, move: Move) -> tuple[Baseline, str] | None:
+    """The group's kept baseline moved by the host's facts in it, and whom to judge against it:
+    the host alone (`HOST`) while what the group's findings quote of it stays (`nic_quoted`,
+    `model_quoted`: nobody else can start or stop standing out, and no standing finding's text
+    changes), the host and the group's standing outliers (`STANDING`) when only the peers they
+    name move; None when the verdict moves or the baseline cannot be moved (every member is
+    judged)."""
     kind, host = group[0], move.host
     old, new = move.before.get(group), move.after.get(group)
     if kind == NIC:
@@ -165,9 +175,9 @@ def _moved(group: Group, kept: str, move: Move) -> tuple[Baseline, bool] | None:
             list(_parsed_nics(old)) if old is not None else [],
             list(_parsed_nics(new)) if new is not None else [],
         )
-        if moved_nics is None:
+        if moved_nics is None or nic_verdict(moved_nics) != nic_verdict(nics):
             return None
-        return moved_nics, nic_verdict(moved_nics) == nic_verdict(nics)
+        return moved_nics, HOST if nic_quoted(moved_nics) == nic_quoted(nics) else STANDING
     models = ModelBaseline.model_validate_json(kept)
     moved_models = model_baseline_moved(
         models,
@@ -175,9 +185,9 @@ def _moved(group: Group, kept: str, move: Move) -> tuple[Baseline, bool] | None:
         _parsed_model(old) if old is not None else None,
         _parsed_model(new) if new is not None else None,
     )
-    if moved_models is None:
+    if moved_models is None or model_verdict(moved_models) != model_verdict(models):
         return None
-    return moved_models, model_verdict(moved_models) == model_verdict(models)
+    return moved_models, HOST if model_quoted(moved_models) == model_quoted(models) else STANDING
 
 
 def _facts(group: Group, bodies: Mapping[str, str], baseline: Baseline) -> FleetFacts:
@@ -237,9 +247,10 @@ def judge_groups(
     """Judge each of `groups` again, keep its baseline and bring its stored findings up to date
     (new ones open, gone ones resolved); how many finding rows changed. When `move` (one host's
     facts in these groups, old and new; its rows written already) moves a group's kept
-    baseline without moving the verdict, only that host and the hosts with open findings in
-    the groups are judged in it, against the moved baseline — nobody else can start or stop
-    standing out, and judging more members finds nothing more — else every member."""
+    baseline without moving the verdict, only that host is judged in it against the moved
+    baseline (and the hosts with open findings in the group, when the peers the findings name
+    moved: `_moved`) — nobody else can start or stop standing out, judging more members finds
+    nothing more, and the others' findings quote nothing that moved — else every member."""
     if not groups:
         return 0
     kept: dict[Group, str] = {
@@ -251,24 +262,33 @@ def judge_groups(
         )
     }
     baselines: dict[Group, Baseline] = {}
+    alone: set[Group] = set()
     for group in groups:
         body = kept.get(group)
         moved = _moved(group, body, move) if body is not None and move is not None else None
-        if moved is not None and moved[1]:
+        if moved is not None:
             baselines[group] = moved[0]
+            if moved[1] == HOST:
+                alone.add(group)
     whole = groups - baselines.keys()
     members, owners = _members(session, whole)
-    if baselines and move is not None:
+    standing_groups = baselines.keys() - alone
+    if standing_groups and move is not None:
         standing = select(FleetFindingRow.host_id).where(
-            _in_groups(FleetFindingRow, baselines), FleetFindingRow.state == OPEN
+            _in_groups(FleetFindingRow, standing_groups), FleetFindingRow.state == OPEN
         )
         judged, judged_owners = _members(
             session,
-            baselines,
+            standing_groups,
             or_(FleetFactRow.host_id == move.host_id, FleetFactRow.host_id.in_(standing)),
         )
         members.update(judged)
         owners.update(judged_owners)
+    if alone and move is not None:  # the host's own rows: those it wrote, no read
+        for group in alone:
+            body = move.after.get(group)
+            members[group] = {move.host: body} if body is not None else {}
+        owners.setdefault(move.host, move.host_id)
     found: dict[str, tuple[Group, Finding]] = {}
     new: list[dict[str, str]] = []
     moved_rows: list[dict[str, str]] = []
@@ -293,7 +313,8 @@ def judge_groups(
         session.execute(update(FleetBaselineRow), moved_rows)  # by primary key
     if gone:
         session.execute(delete(FleetBaselineRow).where(_in_groups(FleetBaselineRow, gone)))
-    return _keep_findings(session, groups, found, owners, now)
+    alone_host = (alone, move.host_id) if alone and move is not None else None
+    return _keep_findings(session, groups, found, owners, now, alone_host)
 
 
 _STORED = (
@@ -318,13 +339,23 @@ def _keep_findings(
     found: dict[str, tuple[Group, Finding]],
     owners: Mapping[str, int],
     now: datetime,
+    alone: tuple[set[Group], int] | None = None,
 ) -> int:
     """Bring the stored findings of `groups` to `found` (what judging them found): new ones
     open, gone ones resolved, changed ones rewritten, the others seen now; a few statements
-    whatever the number of rows. How many rows changed."""
-    clauses: list[ColumnElement[bool]] = (  # a resolved row not found again stays as it is
-        [_in_groups(FleetFindingRow, groups) & (FleetFindingRow.state == OPEN)] if groups else []
-    )
+    whatever the number of rows. In the groups of `alone` only its host was judged: only that
+    host's findings there are brought up to date. How many rows changed."""
+    only, host_id = alone if alone is not None else (set(), 0)
+    scoped = groups - only
+    clauses: list[ColumnElement[bool]] = []  # a resolved row not found again stays as it is
+    if scoped:
+        clauses.append(_in_groups(FleetFindingRow, scoped) & (FleetFindingRow.state == OPEN))
+    if only:
+        clauses.append(
+            _in_groups(FleetFindingRow, only)
+            & (FleetFindingRow.state == OPEN)
+            & (FleetFindingRow.host_id == host_id)
+        )
     clauses += [FleetFindingRow.finding_id.in_(chunk) for chunk in _chunks(sorted(found))]
     stored = (
         {row.finding_id: row for row in session.execute(select(*_STORED).where(or_(*clauses)))}
@@ -376,9 +407,11 @@ def _keep_findings(
         session.execute(insert(FleetFindingRow), added)
     if rewritten:
         session.execute(update(FleetFindingRow), rewritten)  # by primary key
-    for chunk in _chunks(resolved):
+    for chunk in _chunks(resolved):  # seen gone now: a prune keeps it its days from here
         session.execute(
-            update(FleetFindingRow).where(FleetFindingRow.id.in_(chunk)).values(state=RESOLVED)
+            update(FleetFindingRow)
+            .where(FleetFindingRow.id.in_(chunk))
+            .values(state=RESOLVED, last_seen=now)
         )
     for chunk in _chunks(seen):  # still there: seen now
         session.execute(

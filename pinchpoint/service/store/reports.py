@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session, defer
 from pinchpoint.model.findings import Report, Severity
 from pinchpoint.model.fleet import HostFleetFacts
 from pinchpoint.model.inventory import Inventory
+from pinchpoint.performance import gc_paused
 from pinchpoint.report.diff import findings_diff
 from pinchpoint.report.summary import SeverityCounts, findings_summary
 from pinchpoint.rules.derived.fleet_facts import host_fleet_facts
@@ -48,6 +49,7 @@ from pinchpoint.service.store.fleet import (
     facts_wanted,
     keep_fleet_facts,
 )
+from pinchpoint.service.store.fleet_parts import fact_part, fact_part_read
 from pinchpoint.service.store.hosts import host_name, host_row
 from pinchpoint.service.store.inventories import (
     held_parts,
@@ -220,12 +222,13 @@ class ReportStore(FleetStore):
                 )
                 if missing:
                     raise MissingPartsError(missing)
-                for part in split.parts:
-                    if part.json is not None and part.digest not in held:
-                        try:
-                            checked[part.name] = validated_part(part.name, part.json)
-                        except PartError as err:
-                            raise StoreInputError(str(err)) from None
+                with gc_paused():  # one host's parts made models: see `_pushed_facts`
+                    for part in split.parts:
+                        if part.json is not None and part.digest not in held:
+                            try:
+                                checked[part.name] = validated_part(part.name, part.json)
+                            except PartError as err:
+                                raise StoreInputError(str(err)) from None
                 packed = packed_new_parts(session, split, held)
                 known = session.scalars(select(HostRow).where(HostRow.name == host)).first()
                 wanted = facts_wanted(session, known, generated_at, source)
@@ -251,6 +254,7 @@ class ReportStore(FleetStore):
         )
 
     @staticmethod
+    @gc_paused()
     def _pushed_facts(
         session: Session,
         host: str,
@@ -258,17 +262,24 @@ class ReportStore(FleetStore):
         split: SplitInventory,
         checked: dict[str, Any],
     ) -> HostFleetFacts:
-        """The fleet facts of a pushed inventory: its parts made models once (those checked
-        on the way in as they were), the parts sent by digest read back from the store."""
-        held = stored_parts(session, (p.digest for p in split.parts if p.json is None))
-        models = {
-            part.name: checked[part.name]
-            if part.name in checked
-            else validated_part(
-                part.name, part.json if part.json is not None else held[part.digest]
-            )
-            for part in split.parts
-        }
+        """The fleet facts of a pushed inventory: the parts checked on the way in as they were
+        made models, the others (held: checked when stored) made models of just the fields the
+        facts read (`fleet_parts.py`), those sent by digest read back from the store. The
+        collector is paused meanwhile (`performance.gc_paused`): the tens of thousands of
+        objects made live on until the facts are taken, and its passes over them cost more
+        than making them."""
+        read = [p for p in split.parts if p.name in checked or fact_part_read(p.name)]
+        held = stored_parts(session, (p.digest for p in read if p.json is None))
+        models = {}
+        for part in read:
+            if part.name in checked:
+                models[part.name] = checked[part.name]
+                continue
+            try:
+                raw = part.json if part.json is not None else held[part.digest]
+                models[part.name] = fact_part(part.name, raw)
+            except PartError as err:
+                raise StoreInputError(str(err)) from None
         inventory = Inventory.model_construct(
             format_version=split.format_version, host=pushed.host, **models
         )

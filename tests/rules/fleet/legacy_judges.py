@@ -1,6 +1,7 @@
 """The fleet rules' judges as they were before fleet facts (main at cb9c4f3): they read every
-host's whole inventory. Kept here, unchanged but for their input, as the reference the rules
-over fleet facts must agree with (`test_fleet_facts_agree.py`)."""
+host's whole inventory. Kept here, unchanged but for their input and their findings' text (which
+no longer quotes how many peers a group has), as the reference the rules over fleet facts must
+agree with (`test_fleet_facts_agree.py`)."""
 
 from __future__ import annotations
 
@@ -47,25 +48,22 @@ def nic_peer_outlier(hosts: Mapping[str, Inventory]) -> Iterator[Hit]:
             if speed >= usual:
                 continue
             entity = nic_ref(nic, inventory)
-            peer_hosts = sorted({h for h, _n, _i in peers})
             yield Hit(
                 entity=entity,
                 key=f"{host}/{nic.id}",
                 title=(
-                    f"{entity.name} runs at {link_speed_text(speed)}; {len(peers)} identical NICs "
-                    f"on {len(peer_hosts)} other hosts run at {link_speed_text(usual)}"
+                    f"{entity.name} runs at {link_speed_text(speed)}; most identical NICs in "
+                    f"the fleet run at {link_speed_text(usual)}"
                 ),
                 evidence=[
                     Evidence(
                         summary=(
-                            f"{driver} {model}: {len(peers)} of {len(members)} running NICs "
-                            f"in the fleet are at {link_speed_text(usual)}, this one at "
-                            f"{link_speed_text(speed)}"
+                            f"{driver} {model}: most running NICs of the model in the fleet are "
+                            f"at {link_speed_text(usual)}, this one at {link_speed_text(speed)}"
                         ),
                         facts=[
                             Fact(name="negotiated speed", value=speed, unit="Mb/s"),
                             Fact(name="peers' speed", value=usual, unit="Mb/s"),
-                            Fact(name="identical NICs at that speed", value=len(peers)),
                             Fact(name="host", value=host),
                         ],
                         peers=[nic_ref(n, i) for _h, n, i in peers[:10]],
@@ -105,8 +103,6 @@ def firmware_mismatch(hosts: Mapping[str, Inventory]) -> Iterator[Hit]:
                 Fact(name="host", value=host),
                 Fact(name="firmware levels on this host", value=on_host),
                 Fact(name="the fleet's usual level", value=usual),
-                Fact(name="hosts at the usual level", value=len(peers)),
-                Fact(name="hosts holding the model", value=len(per_host)),
             ]
             facts += behind_facts(units, usual)
             yield Hit(
@@ -114,15 +110,14 @@ def firmware_mismatch(hosts: Mapping[str, Inventory]) -> Iterator[Hit]:
                 key=f"{host}/{kind}/{'/'.join(identity)}",
                 title=(
                     f"{len(behind)} of {len(units)} {kind}s {model} on {host} are not at "
-                    f"{usual}, the level {len(peers)} other hosts run"
+                    f"{usual}, the level most of the fleet's hosts holding the model run"
                 ),
                 severity=mismatch_severity(kind),
                 evidence=[
                     Evidence(
                         summary=(
-                            f"{kind}s {model}: {on_host} on {host}; {usual} on "
-                            f"{len(peers)} of the {len(per_host) - 1} other hosts that hold it "
-                            f"({', '.join(peers[:10])})"
+                            f"{kind}s {model}: {on_host} on {host}; {usual} on most other "
+                            f"hosts that hold it (among them {', '.join(peers[:10])})"
                         ),
                         facts=facts,
                     )

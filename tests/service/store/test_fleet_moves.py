@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from service.store.storetest import T0
+from sqlalchemy import select
 
 from pinchpoint.model.findings import EntityKind, EntityRef, Finding
 from pinchpoint.model.fleet import FleetFacts, FleetModel, FleetNic, FleetUnit, HostFleetFacts
@@ -21,6 +22,7 @@ from pinchpoint.rules.engine import evaluate, fleet_context
 from pinchpoint.service.store import Store
 from pinchpoint.service.store.fleet import judge_with_defaults, keep_fleet_facts
 from pinchpoint.service.store.hosts import host_row
+from pinchpoint.service.store.schema import FleetFindingRow
 
 HOSTS = 13  # more than the 10 peers (11 hosts) a baseline names: leaving ones get re-read
 NicSpec = tuple[str, int, bool]  # NIC model, speed, up
@@ -106,21 +108,68 @@ def test_pushes_judged_by_the_baseline_find_what_judging_every_group_finds(
         assert _by_id(kept) == _by_id(whole), f"after step {step}"
 
 
+def _group_of_thirteen(store: Store, judge: Callable[[FleetFacts], list[Finding]]) -> None:
+    """Twelve hosts at 10 Gb/s and one (host-05) at 1 Gb/s in one NIC model group."""
+    for number in range(13):
+        speed = 1000 if number == 5 else 10000
+        facts = _facts("j", f"host-{number:02d}", [("a", speed, True)], None)
+        _keep(store, facts, T0 + timedelta(minutes=number), judge)
+
+
+def _rows(store: Store) -> list[tuple[str, str, datetime, bytes]]:
+    with store._reading() as session:
+        return [
+            tuple(row)
+            for row in session.execute(
+                select(
+                    FleetFindingRow.finding_id,
+                    FleetFindingRow.state,
+                    FleetFindingRow.last_seen,
+                    FleetFindingRow.body,
+                ).order_by(FleetFindingRow.finding_id)
+            )
+        ]
+
+
 def test_a_host_joining_a_group_is_judged_alone_against_its_baseline(store: Store) -> None:
-    """Twelve hosts at 10 Gb/s and one at 1 Gb/s hold the group; a thirteenth at 10 Gb/s joins:
-    only it and the standing outlier are judged, and the outlier's finding counts it."""
+    """A fourteenth host at 10 Gb/s joins (after the first peers named): only it is judged, the
+    standing outlier's finding row is left as it was (it quotes no count) and the fleet
+    generation does not move."""
     judged: list[list[str]] = []
 
     def judge(facts: FleetFacts) -> list[Finding]:
         judged.append(facts.hosts)
         return judge_with_defaults(facts)
 
-    for number in range(13):
-        speed = 1000 if number == 5 else 10000
-        facts = _facts("j", f"host-{number:02d}", [("a", speed, True)], None)
-        _keep(store, facts, T0 + timedelta(minutes=number), judge)
+    _group_of_thirteen(store, judge)
     judged.clear()
+    rows, generation = _rows(store), store.fleet_generation()
     _keep(store, _facts("j", "host-13", [("a", 10000, True)], None), T0 + timedelta(hours=1), judge)
-    assert judged == [["host-05", "host-13"]]
+    assert judged == [["host-13"]]
+    assert _rows(store) == rows and store.fleet_generation() == generation
     [finding] = store.fleet_findings()
-    assert finding.entity.name == "eth0" and "13 identical NICs on 13 other hosts" in finding.title
+    assert finding.entity.name == "eth0"
+    assert finding.title == "eth0 runs at 1 Gb/s; most identical NICs in the fleet run at 10 Gb/s"
+
+
+def test_a_host_joining_among_the_peers_named_judges_the_standing_outliers(store: Store) -> None:
+    """A host that sorts among the first ten peers joins: the standing outlier's finding names
+    it now, so it is judged again with the host (and the row rewritten)."""
+    judged: list[list[str]] = []
+
+    def judge(facts: FleetFacts) -> list[Finding]:
+        judged.append(facts.hosts)
+        return judge_with_defaults(facts)
+
+    _group_of_thirteen(store, judge)
+    judged.clear()
+    generation = store.fleet_generation()
+    joining = _facts("j", "host-00a", [("a", 10000, True)], None)
+    _keep(store, joining, T0 + timedelta(hours=1), judge)
+    assert judged == [["host-00a", "host-05"]]
+    [finding] = store.fleet_findings()
+    assert [peer.id for peer in finding.evidence[0].peers][:2] == [
+        "nic:host-00-0",
+        "nic:host-00a-0",
+    ]
+    assert store.fleet_generation() == generation + 1

@@ -13,15 +13,13 @@ import gc
 import logging
 import multiprocessing
 import os
-import pickle
-import tempfile
 import threading
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
 from multiprocessing.connection import Connection
-from typing import IO, Generic, TypeVar
+from typing import Generic, TypeVar
 
 __all__ = [
     "ForkedWork",
@@ -176,25 +174,14 @@ def fork_is_safe() -> bool:
 
 class ForkedWork(Generic[T]):
     """`work(say)` running in a forked child while this process goes on; what it says and what
-    it returns come back over a pipe. Then, if given, each of `then` in turn: more work the
-    child does after its result is sent, each result taken by this process only if it is there
-    when asked for (`then_result`): this process never waits for it, and does the work itself
-    otherwise (the child's core is idle after `work` while this one still works: a second core
-    at no cost in wall time, whatever the load). Each `then` result is written to an unnamed
-    temporary file made before the fork and only announced on the pipe, so that the child goes
-    on to the next one without waiting for this process to read it (a pipe holds 64 KiB)."""
+    it returns come back over a pipe."""
 
-    def __init__(
-        self, work: Callable[[Say], T], name: str, then: Sequence[Callable[[], object]] = ()
-    ) -> None:
+    def __init__(self, work: Callable[[Say], T], name: str) -> None:
         context = multiprocessing.get_context("fork")
         self._receive, send = context.Pipe(duplex=False)
-        # unnamed (O_TMPFILE where the system has it): nothing is left behind, whatever ends
-        self._files = [tempfile.TemporaryFile() for _ in then]  # noqa: SIM115 (closed by close())
         self._process = context.Process(
-            target=_run_in_child, args=(work, send, then, self._files), name=name, daemon=True
+            target=_run_in_child, args=(work, send), name=name, daemon=True
         )
-        self._ready: set[int] = set()  # `then` results announced, by position
         self._process.start()
         send.close()  # the child holds the other end; EOF here means it is gone
 
@@ -206,77 +193,27 @@ class ForkedWork(Generic[T]):
                 kind, payload = self._receive.recv()
                 if kind == "progress":
                     say(payload)
-                elif kind == "result":
+                else:
                     return payload  # type: ignore[no-any-return]
         except Exception:  # EOF, a broken pipe or an unpicklable result: fall back
             log.debug("forked child %s failed:\n%s", self._process.name, traceback.format_exc())
-            self.close()
             return None
         finally:
-            if not self._files:
-                self.close()
-
-    def then_result(self, position: int) -> tuple[object] | None:
-        """The result of `then[position]` as a 1-tuple, if the child has finished it by now;
-        None if not yet, never, after `close`, or when taken before (the caller then does that
-        work itself). Never waits for the child to work."""
-        try:
-            while position not in self._ready and self._receive.poll(0):
-                kind, done = self._receive.recv()
-                if kind == "then":
-                    self._ready.add(done)
-            if position not in self._ready:
-                return None
-            self._ready.discard(position)
-            file = self._files[position]
-            file.seek(0)
-            return (pickle.load(file),)
-        except Exception:  # closed, EOF, or a result that cannot be read back
-            log.debug(
-                "forked child %s: no result %d:\n%s",
-                self._process.name,
-                position,
-                traceback.format_exc(),
-            )
-            return None
-
-    def close(self) -> None:
-        """Done with the child: the pipe and files closed, the child ended (killed if still
-        working on results no longer wanted)."""
-        if self._receive.closed:
-            return
-        self._receive.close()
-        for file in self._files:
-            file.close()
-        self._process.join(timeout=0 if self._files else 10)
-        if self._process.is_alive():
-            self._process.kill()
+            self._receive.close()
             self._process.join(timeout=10)
+            if self._process.is_alive():
+                self._process.kill()
 
 
-def _run_in_child(
-    work: Callable[[Say], T],
-    send: Connection,
-    then: Sequence[Callable[[], object]] = (),
-    files: Sequence[IO[bytes]] = (),
-) -> None:
+def _run_in_child(work: Callable[[Say], T], send: Connection) -> None:
     try:
         result = work(lambda message: send.send(("progress", message)))
         send.send(("result", result))
-        for position, (more, file) in enumerate(zip(then, files, strict=True)):
-            try:
-                pickle.dump(more(), file, protocol=pickle.HIGHEST_PROTOCOL)
-                file.flush()
-                send.send(("then", position))
-            except Exception:  # failed, unpicklable, or no longer wanted (the pipe closed):
-                break  # the parent does this work itself
     finally:
         send.close()
 
 
-def start_forked(
-    work: Callable[[Say], T], name: str, then: Sequence[Callable[[], object]] = ()
-) -> ForkedWork[T] | None:
-    """`work` (then each of `then`) started in a forked child named `name`; None when forking
-    is not safe here (the caller then does the work itself)."""
-    return ForkedWork(work, name, then) if fork_is_safe() else None
+def start_forked(work: Callable[[Say], T], name: str) -> ForkedWork[T] | None:
+    """`work` started in a forked child named `name`; None when forking is not safe here (the
+    caller then does the work itself)."""
+    return ForkedWork(work, name) if fork_is_safe() else None

@@ -8,7 +8,6 @@ from __future__ import annotations
 import gc
 import os
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -160,55 +159,6 @@ def test_no_fork_while_another_thread_runs() -> None:
     finally:
         stop.set()
         thread.join(10)
-
-
-def _when_there(forked: ForkedWork[object], position: int) -> tuple[object] | None:
-    """`then_result(position)` asked until it is there (the child may still be working)."""
-    deadline = time.monotonic() + 60
-    while (found := forked.then_result(position)) is None and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return found
-
-
-def _fails() -> object:
-    raise OSError("cannot read that here")
-
-
-@needs_fork
-def test_then_results_come_back_after_the_result_in_their_order() -> None:
-    forked: ForkedWork[object] = ForkedWork(
-        counted, name="pinchpoint-test-child", then=[os.getpid, lambda: "second"]
-    )
-    assert forked.result(lambda _: None) is not None
-    first = _when_there(forked, 0)
-    assert first is not None and first[0] != os.getpid()  # done in the child
-    assert _when_there(forked, 1) == ("second",)
-    assert forked.then_result(1) is None  # taken once
-    forked.close()
-
-
-@needs_fork
-def test_a_then_result_not_there_yet_is_none_and_closing_ends_the_child() -> None:
-    forked: ForkedWork[object] = ForkedWork(
-        counted, name="pinchpoint-test-child", then=[lambda: time.sleep(60)]
-    )
-    assert forked.result(lambda _: None) is not None
-    assert forked.then_result(0) is None  # never waited for
-    started = time.monotonic()
-    forked.close()
-    assert not forked._process.is_alive() and time.monotonic() - started < 30
-    assert forked.then_result(0) is None  # closed: the caller does the work itself
-
-
-@needs_fork
-def test_after_a_then_that_fails_nothing_more_comes() -> None:
-    forked: ForkedWork[object] = ForkedWork(
-        counted, name="pinchpoint-test-child", then=[_fails, lambda: "never sent"]
-    )
-    assert forked.result(lambda _: None) is not None
-    forked._process.join(60)  # the child ended on its own
-    assert forked.then_result(0) is None and forked.then_result(1) is None
-    forked.close()
 
 
 def _rss_kib() -> int:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
 
 from pinchpoint.checks.collect.diskstats import read_table_series
 from pinchpoint.checks.collect.inventory import ReadBeside, collect_inventory
@@ -20,12 +19,7 @@ from pinchpoint.rules.base import Rule
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.config import Config
 from pinchpoint.rules.engine import build_report, rule_context
-from pinchpoint.stats.gather import (
-    HostStatistics,
-    SnapshotReads,
-    gather_statistics,
-    read_snapshot_histograms,
-)
+from pinchpoint.stats.gather import HostStatistics, gather_statistics
 
 
 @dataclass
@@ -61,38 +55,25 @@ def check_source(
     says where its latency came from, and `not_recorded_because` why a live host's is averages
     only when the service's recorder cannot run."""
     say = progress or (lambda _message: None)
-    # A snapshot's statistics files are read by the inventory's child process, when it has
-    # one, after its own parts: its core idles while this one still walks the SAS fabric
-    # (docs/benchmarks.md, "fourth pass"); what has not come when needed is read here.
-    beside = (ReadBeside(read_table_series), ReadBeside(read_snapshot_histograms))
-    reads = (
-        None
-        if live
-        else SnapshotReads(partial(beside[0].result, source), partial(beside[1].result, source))
-    )
+    # A snapshot's diskstats samples are read by the inventory's child process, when it has
+    # one, after its own parts: its core is idle while this one still walks the SAS fabric
+    # (docs/benchmarks.md, "fourth pass").
+    samples = None if live else ReadBeside(read_table_series)
     with gc_paused():  # a few hundred thousand models that hold no cycles: nothing to collect
-        try:
-            inventory = collect_inventory(
-                source,
-                kind=kind,
-                progress=say,
-                known_health=known_health,
-                also=beside if reads is not None else (),
-            )
-            say("gathering statistics")
-            statistics = gather_statistics(
-                source,
-                inventory,
-                live=live,
-                seconds=seconds,
-                imports=imports,
-                record_latency=record_latency,
-                not_recorded_because=not_recorded_because,
-                reads=reads,
-            )
-        finally:
-            for more in beside:
-                more.close()  # the child ended, whatever it had left to do
+        inventory = collect_inventory(
+            source, kind=kind, progress=say, known_health=known_health, also=samples
+        )
+        say("gathering statistics")
+        statistics = gather_statistics(
+            source,
+            inventory,
+            live=live,
+            seconds=seconds,
+            imports=imports,
+            record_latency=record_latency,
+            not_recorded_because=not_recorded_because,
+            tables=samples.result(source) if samples is not None else None,
+        )
         extra = stored_mutes(inventory.host.hostname or "") if stored_mutes else ()
         if extra:
             config = config.model_copy(update={"mutes": [*config.mutes, *extra]})

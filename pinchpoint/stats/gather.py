@@ -14,7 +14,7 @@ are two thirds of the 5,760 devices. `stats diff` still shows every device.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -130,22 +130,6 @@ def snapshot_histograms(source: Source, notes: list[str]) -> list[ImportedStats]
         return []
 
 
-def read_snapshot_histograms(source: Source) -> tuple[list[ImportedStats], list[str]]:
-    """`snapshot_histograms` with the notes it made."""
-    notes: list[str] = []
-    return snapshot_histograms(source, notes), notes
-
-
-@dataclass(frozen=True)
-class SnapshotReads:
-    """How `gather_statistics` has a snapshot's statistics files read when the caller has them
-    read elsewhere (`service.checkup.check_source`: by the inventory's child process, beside
-    the SAS walk): `read_table_series` and `read_snapshot_histograms`, each called once."""
-
-    tables: Callable[[], list[DiskstatsTable]]
-    histograms: Callable[[], tuple[list[ImportedStats], list[str]]]
-
-
 def snapshot_recording(source: Source, notes: list[str]) -> list[ImportedStats]:
     """The per-I/O latency a snapshot carries (`capture --record-seconds`), when it does."""
     try:
@@ -188,17 +172,17 @@ def gather_statistics(
     network: bool = True,
     record_latency: bool = False,
     not_recorded_because: str | None = None,
-    reads: SnapshotReads | None = None,
+    tables: list[DiskstatsTable] | None = None,
 ) -> HostStatistics:
     """The statistics of the host `source` reads: diskstats (`disks`) with the snapshot's
     histograms, interface counters (`network`), and the already read `imports`; on a live
     host with `record_latency`, per-I/O latency recorded in the kernel over the same window.
     `latency` says where the latency came from; `not_recorded_because` is why a live host's
     is averages only when it is not recorded here (the service's recorder cannot run).
-    `reads`: how a snapshot's files are read, when not here (`SnapshotReads`)."""
+    `tables`: a snapshot's diskstats samples already read (`read_table_series`: the
+    inventory's child reads them beside the SAS walk, `service.checkup.check_source`)."""
     gathered = HostStatistics()
     notes = gathered.notes
-    figures: list[IntervalFigures] | None = None
     why_not = not_recorded_because or (NOT_ASKED if live else SNAPSHOT_HAS_NONE)
     if live and record_latency:
         gathered.tables, gathered.net_samples, recorded, failed = _recorded_window(
@@ -212,14 +196,8 @@ def gather_statistics(
         gathered.tables, gathered.net_samples, _ = _live_samples(seconds, disks, network)
     else:
         if disks:
-            gathered.tables = reads.tables() if reads else read_table_series(source)
-            # the figures first: the histograms read elsewhere have this while to come
-            figures = table_series_figures(gathered.tables, listed_partitions(inventory))
-            imported, histogram_notes = (
-                reads.histograms() if reads else read_snapshot_histograms(source)
-            )
-            notes.extend(histogram_notes)
-            gathered.imported = imported
+            gathered.tables = tables if tables is not None else read_table_series(source)
+            gathered.imported = snapshot_histograms(source, notes)
             gathered.imported += snapshot_recording(source, notes)
         if network:
             gathered.net_samples = read_net_dev_series(source)
@@ -236,9 +214,7 @@ def gather_statistics(
         )
     for table in gathered.tables:
         notes.extend(f"{p.subject}: {p.reason}" for p in table.problems)
-    if figures is None:
-        figures = table_series_figures(gathered.tables, listed_partitions(inventory))
-    gathered.intervals = figures
+    gathered.intervals = table_series_figures(gathered.tables, listed_partitions(inventory))
     gathered.latency = latency_source(
         inventory.host.source, gathered.imported, len(gathered.tables) >= 2, why_not
     )

@@ -14,7 +14,7 @@ paused while the models are built (`pinchpoint.performance.gc_paused`).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime
 from functools import partial
 from typing import Any, Generic, TypeVar
@@ -31,7 +31,7 @@ from pinchpoint.model.block import BlockInventory
 from pinchpoint.model.health import DiskHealthInventory
 from pinchpoint.model.inventory import HostInfo, Inventory, SourceKind
 from pinchpoint.model.zfs import ZfsInventory
-from pinchpoint.performance import ForkedWork, gc_paused, start_forked
+from pinchpoint.performance import gc_paused, start_forked
 
 __all__ = ["BESIDE", "IN_TURN", "ReadBeside", "collect_inventory", "host_info"]
 
@@ -58,40 +58,38 @@ T = TypeVar("T")
 
 
 class ReadBeside(Generic[T]):
-    """More reading of the host that needs none of the inventory (a snapshot's statistics
-    files), given to `collect_inventory`: its forked child, when there is one, reads it after
-    its own parts, while this process still walks the SAS fabric or is busy with what comes
-    next; `result` takes the child's result if it has come by then and reads it here
-    otherwise, never waiting for the child (on the 1,920-path host the child finishes its parts
-    before the SAS walk, and its core then idles). Nothing is kept beyond the object."""
+    """More reading of the host that needs none of the inventory (a snapshot's diskstats
+    samples), given to `collect_inventory`: the forked child reads it after its own collectors,
+    when there is a child (on the 1,920-path host the child finishes before the SAS walk, and
+    its core then idles), and its result comes back with the child's; else it is read in this
+    process when first asked for (`result`). Nothing is kept beyond the object."""
 
     def __init__(self, work: Callable[[Source], T]) -> None:
-        self.work = work
-        self._child: ForkedWork[Any] | None = None
-        self._position = 0
-        self._done: tuple[T] | None = None
+        self._work = work
+        self._done: tuple[T] | None = None  # the result, once read (by the child or here)
 
-    def given_to(self, child: ForkedWork[Any], position: int) -> None:
-        """The child does the work, as its `then[position]`."""
-        self._child, self._position = child, position
+    def in_child(self, source: Source) -> tuple[T] | None:
+        """The work done in the child: its result, None when it raised (then read again in
+        this process when asked, where it raises as it would have)."""
+        try:
+            return (self._work(source),)
+        except Exception:
+            return None
+
+    def take(self, done: tuple[T] | None) -> None:
+        """The child's result."""
+        self._done = done
 
     def result(self, source: Source) -> T:
-        """What the work read: the child's result if it is there, else read now through
-        `source` (the same work: the same result)."""
-        if self._done is None and self._child is not None:
-            self._done = self._child.then_result(self._position)  # type: ignore[assignment]
+        """What the work read: the child's result, else read now through `source`."""
         if self._done is None:
-            self._done = (self.work(source),)
+            self._done = (self._work(source),)
         return self._done[0]
 
-    def close(self) -> None:
-        """Done with the child, whether its result was asked for or not (it is ended)."""
-        if self._child is not None:
-            self._child.close()
-            self._child = None
 
-
-ChildResult = tuple[BlockInventory, DiskHealthInventory, ZfsInventory, ProblemLog]
+ChildResult = tuple[
+    BlockInventory, DiskHealthInventory, ZfsInventory, ProblemLog, tuple[object] | None
+]
 
 
 def _first_line(source: Source, path: str) -> str | None:
@@ -178,13 +176,18 @@ def _worth_a_child(source: Source, parallel: bool | None) -> bool:
 
 
 def _read_beside(
-    source: Source, inventory: Inventory, collectors: tuple[Collector, ...], say: Progress
+    source: Source,
+    inventory: Inventory,
+    collectors: tuple[Collector, ...],
+    also: ReadBeside[object] | None,
+    say: Progress,
 ) -> ChildResult:
     """What the child process reads: the parts of `collectors` (in its copy of `inventory`),
-    and the problems met."""
+    the problems met, and then `also`'s result."""
     problems = ProblemLog()
     run_collectors(collectors, source, problems, inventory, say)
-    return inventory.block, inventory.health, inventory.zfs, problems
+    more = also.in_child(source) if also is not None else None
+    return inventory.block, inventory.health, inventory.zfs, problems, more
 
 
 @gc_paused()
@@ -195,15 +198,14 @@ def collect_inventory(
     progress: Progress | None = None,
     parallel: bool | None = None,
     known_health: DiskHealthInventory | None = None,
-    also: Sequence[ReadBeside[Any]] = (),
+    also: ReadBeside[Any] | None = None,
 ) -> Inventory:
     """Read everything the inventory holds from `source`; each part fails on its own.
 
     `parallel`: read block devices and disk health in a child process (None: when the host is
     large enough to gain from it). `known_health`: SMART health read recently (the service
     reads it hourly, not at every sweep): used as it is instead of running smartctl. `also`:
-    more reading for the child, if there is one, once it has read its parts (`ReadBeside`;
-    the caller closes them when done)."""
+    more reading for the child, if there is one, once it has read its parts (`ReadBeside`)."""
     problems = ProblemLog()
     say = progress or (lambda _msg: None)
     say("reading host identity")
@@ -218,9 +220,8 @@ def collect_inventory(
         child = None
         if _worth_a_child(source, parallel):
             block.read_device_mapper_first(source)  # the multipath maps need them too
-            work = partial(_read_beside, source, inventory, beside)
-            then = [partial(more.work, source) for more in also]
-            child = start_forked(work, name="pinchpoint-block-health-zfs", then=then)
+            work = partial(_read_beside, source, inventory, beside, also)
+            child = start_forked(work, name="pinchpoint-block-health-zfs")
         # the child reads the block devices: the SAS walk leaves their attributes to it
         run.block_beside = child is not None
         run_collectors(IN_TURN, source, problems, inventory, say)
@@ -229,11 +230,10 @@ def collect_inventory(
         if parts is None:
             run_collectors(beside, source, problems, inventory, say)
         else:
-            inventory.block, inventory.health, inventory.zfs, child_problems = parts
+            inventory.block, inventory.health, inventory.zfs, child_problems, more = parts
             problems.absorb(child_problems)
-            if child is not None:
-                for position, more in enumerate(also):
-                    more.given_to(child, position)
+            if also is not None:
+                also.take(more)
         _join_block_to_disks(source, inventory, run, problems)
     if known_health is not None:
         inventory.health = known_health

@@ -8,7 +8,9 @@ On a large host the block devices, disk health and ZFS pools (a third of the wor
 devices, 1,000 smartctl reports, a pool of 960 disks) are read in a forked child process while
 this one walks the SAS fabric, so both cores work (`pinchpoint.performance.start_forked` says
 why). Small hosts and recording sources stay in one process. The cyclic garbage collector is
-paused while the models are built (`pinchpoint.performance.gc_paused`).
+paused while the models are built (`pinchpoint.performance.gc_paused`). After its parts, the
+child does the caller's `ReadBeside` work (`check`: a snapshot's diskstats samples), and its
+result comes back with theirs.
 """
 
 from __future__ import annotations

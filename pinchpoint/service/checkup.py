@@ -7,7 +7,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from pinchpoint.checks.collect.inventory import collect_inventory
+from pinchpoint.checks.collect.diskstats import read_table_series
+from pinchpoint.checks.collect.inventory import ReadBeside, collect_inventory
 from pinchpoint.checks.source import Source
 from pinchpoint.model.findings import Mute, Report
 from pinchpoint.model.health import DiskHealthInventory
@@ -54,8 +55,14 @@ def check_source(
     says where its latency came from, and `not_recorded_because` why a live host's is averages
     only when the service's recorder cannot run."""
     say = progress or (lambda _message: None)
+    # A snapshot's diskstats samples are read by the inventory's child process, when it has
+    # one, after its own parts: its core is idle while this one still walks the SAS fabric
+    # (docs/benchmarks.md, "fourth pass").
+    samples = None if live else ReadBeside(read_table_series)
     with gc_paused():  # a few hundred thousand models that hold no cycles: nothing to collect
-        inventory = collect_inventory(source, kind=kind, progress=say, known_health=known_health)
+        inventory = collect_inventory(
+            source, kind=kind, progress=say, known_health=known_health, also=samples
+        )
         say("gathering statistics")
         statistics = gather_statistics(
             source,
@@ -65,6 +72,7 @@ def check_source(
             imports=imports,
             record_latency=record_latency,
             not_recorded_because=not_recorded_because,
+            tables=samples.result(source) if samples is not None else None,
         )
         extra = stored_mutes(inventory.host.hostname or "") if stored_mutes else ()
         if extra:

@@ -172,12 +172,15 @@ def gather_statistics(
     network: bool = True,
     record_latency: bool = False,
     not_recorded_because: str | None = None,
+    tables: list[DiskstatsTable] | None = None,
 ) -> HostStatistics:
     """The statistics of the host `source` reads: diskstats (`disks`) with the snapshot's
     histograms, interface counters (`network`), and the already read `imports`; on a live
     host with `record_latency`, per-I/O latency recorded in the kernel over the same window.
     `latency` says where the latency came from; `not_recorded_because` is why a live host's
-    is averages only when it is not recorded here (the service's recorder cannot run)."""
+    is averages only when it is not recorded here (the service's recorder cannot run).
+    `tables`: a snapshot's diskstats samples already read (`read_table_series`: the
+    inventory's child reads them beside the SAS walk, `service.checkup.check_source`)."""
     gathered = HostStatistics()
     notes = gathered.notes
     why_not = not_recorded_because or (NOT_ASKED if live else SNAPSHOT_HAS_NONE)
@@ -193,7 +196,7 @@ def gather_statistics(
         gathered.tables, gathered.net_samples, _ = _live_samples(seconds, disks, network)
     else:
         if disks:
-            gathered.tables = read_table_series(source)
+            gathered.tables = tables if tables is not None else read_table_series(source)
             gathered.imported = snapshot_histograms(source, notes)
             gathered.imported += snapshot_recording(source, notes)
         if network:

@@ -8,14 +8,18 @@ On a large host the block devices, disk health and ZFS pools (a third of the wor
 devices, 1,000 smartctl reports, a pool of 960 disks) are read in a forked child process while
 this one walks the SAS fabric, so both cores work (`pinchpoint.performance.start_forked` says
 why). Small hosts and recording sources stay in one process. The cyclic garbage collector is
-paused while the models are built (`pinchpoint.performance.gc_paused`).
+paused while the models are built (`pinchpoint.performance.gc_paused`). After its parts, the
+child does the caller's `ReadBeside` work (`check`: a snapshot's diskstats samples), and its
+result comes back with theirs.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import datetime
 from functools import partial
+from typing import Any, Generic, TypeVar
 
 from pinchpoint.checks.collect import block, fc, multipath, network, pcie, sas, smart, zfs
 from pinchpoint.checks.collect.collector import Collector, Progress, guarded, run_collectors
@@ -23,6 +27,7 @@ from pinchpoint.checks.collect.iscsi import COLLECTOR as ISCSI_COLLECTOR
 from pinchpoint.checks.collect.nvme import COLLECTOR as NVME_COLLECTOR
 from pinchpoint.checks.collect.sas.walk import PART as SAS_PART
 from pinchpoint.checks.source import LiveSource, SnapshotSource, Source, SourceError
+from pinchpoint.checks.source.base import ReadOnce
 from pinchpoint.checks.source.sysfs import ProblemLog, SysfsReader, read_once
 from pinchpoint.model.block import BlockInventory
 from pinchpoint.model.health import DiskHealthInventory
@@ -30,7 +35,7 @@ from pinchpoint.model.inventory import HostInfo, Inventory, SourceKind
 from pinchpoint.model.zfs import ZfsInventory
 from pinchpoint.performance import gc_paused, start_forked
 
-__all__ = ["BESIDE", "IN_TURN", "collect_inventory", "host_info"]
+__all__ = ["BESIDE", "IN_TURN", "ReadBeside", "collect_inventory", "host_info"]
 
 # Read one after another, in this process.
 IN_TURN: tuple[Collector, ...] = (
@@ -51,7 +56,42 @@ BESIDE: tuple[Collector, ...] = (
 )
 PARALLEL_MIN_BLOCK_DEVICES = 256  # below this, a second process costs more than it saves
 
-ChildResult = tuple[BlockInventory, DiskHealthInventory, ZfsInventory, ProblemLog]
+T = TypeVar("T")
+
+
+class ReadBeside(Generic[T]):
+    """More reading of the host that needs none of the inventory (a snapshot's diskstats
+    samples), given to `collect_inventory`: the forked child reads it after its own collectors,
+    when there is a child (on the 1,920-path host the child finishes before the SAS walk, and
+    its core then idles), and its result comes back with the child's; else it is read in this
+    process when first asked for (`result`). Nothing is kept beyond the object."""
+
+    def __init__(self, work: Callable[[Source], T]) -> None:
+        self._work = work
+        self._done: tuple[T] | None = None  # the result, once read (by the child or here)
+
+    def in_child(self, source: Source) -> tuple[T] | None:
+        """The work done in the child: its result, None when it raised (then read again in
+        this process when asked, where it raises as it would have)."""
+        try:
+            return (self._work(source),)
+        except Exception:
+            return None
+
+    def take(self, done: tuple[T] | None) -> None:
+        """The child's result."""
+        self._done = done
+
+    def result(self, source: Source) -> T:
+        """What the work read: the child's result, else read now through `source`."""
+        if self._done is None:
+            self._done = (self._work(source),)
+        return self._done[0]
+
+
+ChildResult = tuple[
+    BlockInventory, DiskHealthInventory, ZfsInventory, ProblemLog, tuple[object] | None
+]
 
 
 def _first_line(source: Source, path: str) -> str | None:
@@ -92,14 +132,24 @@ def _join_health_to_disks(inventory: Inventory) -> None:
 
 
 def _join_block_to_disks(
-    source: Source, inventory: Inventory, left: dict[str, str], problems: ProblemLog
+    source: Source, inventory: Inventory, run: ReadOnce, problems: ProblemLog
 ) -> None:
-    """A SAS disk's size and rotation from its block device, when the SAS walk left them to the
-    block devices read beside it (`sysfs.block_beside`); read here, from where the SAS walk
-    found it, when the block devices did not list it (each attribute read once either way)."""
+    """A SAS disk's size and rotation, and each of its paths' queue depth, from its block
+    devices, when the SAS walk left them to the block devices read beside it
+    (`sysfs.block_beside`); read here, from where the SAS walk found them, when the block
+    devices did not list one (each attribute read once either way)."""
+    left, depths = run.left_to_block, run.queue_depth_left
     devices = {device.name: device for device in inventory.block.devices}
     read = SysfsReader(source, SAS_PART, problems)
     for disk in inventory.sas.disks:
+        for path in disk.paths:
+            if path.block_device is None or path.block_device not in depths:
+                continue
+            device = devices.get(path.block_device)
+            if device is not None:
+                path.queue_depth = device.queue_depth
+            else:
+                path.queue_depth = read.integer(f"{depths[path.block_device]}/queue_depth")
         name = next((p.block_device for p in disk.paths if p.block_device in left), None)
         if name is None or disk.size_bytes is not None or disk.rotational is not None:
             continue
@@ -128,13 +178,18 @@ def _worth_a_child(source: Source, parallel: bool | None) -> bool:
 
 
 def _read_beside(
-    source: Source, inventory: Inventory, collectors: tuple[Collector, ...], say: Progress
+    source: Source,
+    inventory: Inventory,
+    collectors: tuple[Collector, ...],
+    also: ReadBeside[object] | None,
+    say: Progress,
 ) -> ChildResult:
     """What the child process reads: the parts of `collectors` (in its copy of `inventory`),
-    and the problems met."""
+    the problems met, and then `also`'s result."""
     problems = ProblemLog()
     run_collectors(collectors, source, problems, inventory, say)
-    return inventory.block, inventory.health, inventory.zfs, problems
+    more = also.in_child(source) if also is not None else None
+    return inventory.block, inventory.health, inventory.zfs, problems, more
 
 
 @gc_paused()
@@ -145,12 +200,14 @@ def collect_inventory(
     progress: Progress | None = None,
     parallel: bool | None = None,
     known_health: DiskHealthInventory | None = None,
+    also: ReadBeside[Any] | None = None,
 ) -> Inventory:
     """Read everything the inventory holds from `source`; each part fails on its own.
 
     `parallel`: read block devices and disk health in a child process (None: when the host is
     large enough to gain from it). `known_health`: SMART health read recently (the service
-    reads it hourly, not at every sweep): used as it is instead of running smartctl."""
+    reads it hourly, not at every sweep): used as it is instead of running smartctl. `also`:
+    more reading for the child, if there is one, once it has read its parts (`ReadBeside`)."""
     problems = ProblemLog()
     say = progress or (lambda _msg: None)
     say("reading host identity")
@@ -165,7 +222,7 @@ def collect_inventory(
         child = None
         if _worth_a_child(source, parallel):
             block.read_device_mapper_first(source)  # the multipath maps need them too
-            work = partial(_read_beside, source, inventory, beside)
+            work = partial(_read_beside, source, inventory, beside, also)
             child = start_forked(work, name="pinchpoint-block-health-zfs")
         # the child reads the block devices: the SAS walk leaves their attributes to it
         run.block_beside = child is not None
@@ -175,9 +232,11 @@ def collect_inventory(
         if parts is None:
             run_collectors(beside, source, problems, inventory, say)
         else:
-            inventory.block, inventory.health, inventory.zfs, child_problems = parts
+            inventory.block, inventory.health, inventory.zfs, child_problems, more = parts
             problems.absorb(child_problems)
-        _join_block_to_disks(source, inventory, run.left_to_block, problems)
+            if also is not None:
+                also.take(more)
+        _join_block_to_disks(source, inventory, run, problems)
     if known_health is not None:
         inventory.health = known_health
     _join_health_to_disks(inventory)

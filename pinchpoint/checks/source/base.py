@@ -57,13 +57,17 @@ class ReadOnce:
     met) by path, so that collectors asking for the same attribute (the SAS walk and the block
     devices both read a disk's `size`) read it once. `block_beside`: the block devices are
     read by another process at the same time, whose reads this one cannot see — the SAS walk
-    leaves a disk's size and rotation to them (`collect_inventory` joins them afterwards)."""
+    leaves a disk's size and rotation, and each path's queue depth, to them (`collect_inventory`
+    joins them afterwards)."""
 
     def __init__(self) -> None:
         self.attributes: dict[str, bytes | SourceError] = {}
         self.block_beside = False
         # the block device directories the SAS walk left to the other process, by name
         self.left_to_block: dict[str, str] = {}
+        # the SCSI device directories whose `queue_depth` the SAS walk left to the other
+        # process (it reads the same file as `/sys/block/<name>/device/queue_depth`), by name
+        self.queue_depth_left: dict[str, str] = {}
 
 
 class Source(ABC):

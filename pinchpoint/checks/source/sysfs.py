@@ -94,6 +94,12 @@ def left_to_block(source: Source) -> dict[str, str]:
     return source.read_once.left_to_block if source.read_once is not None else {}
 
 
+def queue_depth_left(source: Source) -> dict[str, str]:
+    """The SCSI device directories whose queue depth the SAS walk left to the other process,
+    by the name of their block device (empty outside a run)."""
+    return source.read_once.queue_depth_left if source.read_once is not None else {}
+
+
 def _bare(err: SourceError) -> SourceError:
     """The same error without traceback, cause or context: safe to keep in a cache."""
     return SourceError(err.path, err.kind, err.reason)

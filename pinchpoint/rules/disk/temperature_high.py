@@ -3,6 +3,8 @@ the other drives of its enclosure."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterator
 from statistics import median
 
@@ -27,6 +29,30 @@ def _peer_temperatures(inventory: Inventory, where: dict[str, str]) -> dict[str,
         if health.collected and health.temperature_c is not None and enclosure is not None:
             peers.setdefault(enclosure, []).append(health)
     return peers
+
+
+class _Enclosure:
+    """One enclosure's drives with a reading: their temperatures sorted, and how many reports
+    each disk id has among them."""
+
+    def __init__(self, reports: list[DiskHealth]) -> None:
+        self.reports = reports
+        self.sorted = sorted(p.temperature_c for p in reports if p.temperature_c is not None)
+        self.ids = Counter(p.id for p in reports)
+
+    def others(self, health: DiskHealth) -> list[int]:
+        """The temperatures of the other drives' reports, sorted (the median is the same
+        as of the reports in their order): the sorted list less the drive's own reading, or,
+        when the drive has more than one report here, the reports searched."""
+        now = health.temperature_c
+        if self.ids[health.id] == 1 and now is not None:
+            place = bisect_left(self.sorted, now)
+            return self.sorted[:place] + self.sorted[place + 1 :]
+        mine = [p.temperature_c for p in self.reports if p.id != health.id]
+        return sorted(t for t in mine if t is not None)
+
+    def peers(self, health: DiskHealth) -> list[DiskHealth]:
+        return [p for p in self.reports if p.id != health.id]
 
 
 def _limit_facts(health: DiskHealth) -> list[Fact]:
@@ -65,13 +91,15 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     inventory = context.inventory
     disks = sas_disks_by_id(inventory)
     where = _enclosures(inventory)
-    peers = _peer_temperatures(inventory, where)
+    # each drive against the others of its enclosure: their temperatures sorted once per
+    # enclosure, not gathered and sorted again for each of its 60 drives
+    peers = {e: _Enclosure(r) for e, r in _peer_temperatures(inventory, where).items()}
+    nowhere = _Enclosure([])
     enclosures = {e.id: e for e in inventory.sas.enclosures}
     for health in inventory.health.disks:
         now = health.temperature_c
         if not health.collected or now is None:
             continue
-        ref = health_disk_ref(health, inventory, disks)
         reasons: list[str] = []
         severity = Severity.WARNING
         facts = [Fact(name="temperature", value=now, unit="°C")]
@@ -89,8 +117,8 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
             facts.append(Fact(name="configured maximum", value=site_max, unit="°C"))
         facts += _limit_facts(health)
         enclosure_id = where.get(health.id)
-        peer_reports = [p for p in peers.get(enclosure_id or "", []) if p.id != health.id]
-        others = [p.temperature_c for p in peer_reports if p.temperature_c is not None]
+        shelf = peers.get(enclosure_id or "", nowhere)
+        others = shelf.others(health)
         compared: list[EntityRef] = []
         if others and len(others) >= limits.number("min_peers", health.id):
             middle = median(others)
@@ -108,9 +136,10 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                     f"{now} °C is {above:g} °C above the median {middle:g} °C of the "
                     f"{len(others)} other drives in {place} (limit {margin:g} °C)"
                 )
-                compared = [health_disk_ref(p, inventory, disks) for p in peer_reports]
+                compared = [health_disk_ref(p, inventory, disks) for p in shelf.peers(health)]
         if not reasons:
             continue
+        ref = health_disk_ref(health, inventory, disks)
         facts += _enclosure_sensors(enclosures.get(enclosure_id or ""))
         remediation = None
         if severity is Severity.CRITICAL:

@@ -15,6 +15,7 @@ from pinchpoint.rules.latency.standouts import (
     OUTLIER_THRESHOLDS,
     Measure,
     comparable,
+    peer_figures,
     standout_facts,
     standout_sentence,
     standouts,
@@ -47,8 +48,9 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
     for enclosure, disks in by_enclosure.items():
         if len(disks) < limits.number("min_peers"):
             continue
+        among = peer_figures(disks, DISK_MEASURES)
         for disk in disks:
-            found = standouts(disk, disks, DISK_MEASURES, limits)
+            found = standouts(disk, disks, DISK_MEASURES, limits, among)
             if not found:
                 continue
             ref = group_ref(disk)

@@ -21,6 +21,7 @@ from pinchpoint.rules.latency.standouts import (
     Measure,
     Standout,
     comparable,
+    peer_figures,
     per_member_iops,
     standout_facts,
     standout_sentence,
@@ -67,13 +68,14 @@ def judge(context: RuleContext, limits: Limits) -> Iterator[Hit]:
                 continue
             load = statistics.median(per_member_iops(g) for g in peers)
             flagged: set[str] = set()
+            among = peer_figures(peers, GROUP_MEASURES)
             for group in peers:
                 enclosures = _enclosures_of(level, group.id, inventory)
                 if enclosures & covered:
                     continue
                 if per_member_iops(group) > limits.number("max_load_ratio", group.id) * load:
                     continue  # more work per disk explains more queue
-                found = standouts(group, peers, GROUP_MEASURES, limits)
+                found = standouts(group, peers, GROUP_MEASURES, limits, among)
                 if not found:
                     continue
                 flagged |= enclosures

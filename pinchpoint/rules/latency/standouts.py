@@ -49,23 +49,51 @@ def comparable(groups: Sequence[GroupFigures], limits: Limits) -> list[GroupFigu
     return [g for g in groups if g.measured and per_member_iops(g) >= limits.number("min_iops")]
 
 
+@dataclass(frozen=True)
+class PeerFigure:
+    """What a measure of a set of peers is compared with: the median and its scaled spread."""
+
+    median: float
+    spread: float  # MAD_SCALE × the median absolute deviation from `median`
+
+
+def peer_figures(
+    peers: Sequence[GroupFigures], measures: Sequence[Measure]
+) -> list[PeerFigure | None]:
+    """Each measure's `PeerFigure` over `peers`, None where fewer than 3 peers have a finite
+    value. The same for every member of the set: a rule judging each member against the set
+    makes them once (60 disks of an enclosure: the medians of 60 values once, not 60 times)."""
+    found: list[PeerFigure | None] = []
+    for measure in measures:
+        values = [v for g in peers if (v := measure.read(g)) is not None and math.isfinite(v)]
+        if len(values) < 3:
+            found.append(None)
+            continue
+        median = statistics.median(values)
+        spread = MAD_SCALE * statistics.median(abs(v - median) for v in values)
+        found.append(PeerFigure(median, spread))
+    return found
+
+
 def standouts(
     group: GroupFigures,
     peers: Sequence[GroupFigures],
     measures: Sequence[Measure],
     limits: Limits,
+    figures: Sequence[PeerFigure | None] | None = None,
 ) -> list[Standout]:
     """The figures in which `group` stands out above `peers` (itself included): at least
     `min_ratio` × their median, `min_robust_z` median absolute deviations above it, and more
-    than the measure's smallest difference that matters."""
+    than the measure's smallest difference that matters. `figures`: `peer_figures(peers,
+    measures)`, made once by a caller judging every member of `peers`."""
+    if figures is None:
+        figures = peer_figures(peers, measures)
     found = []
-    for measure in measures:
-        values = [v for g in peers if (v := measure.read(g)) is not None and math.isfinite(v)]
+    for measure, among in zip(measures, figures, strict=True):
         value = measure.read(group)
-        if value is None or not math.isfinite(value) or len(values) < 3:
+        if value is None or not math.isfinite(value) or among is None:
             continue
-        median = statistics.median(values)
-        spread = MAD_SCALE * statistics.median(abs(v - median) for v in values)
+        median, spread = among.median, among.spread
         difference = value - median
         z = difference / spread if spread > 0 else (math.inf if difference > 0 else 0.0)
         if (

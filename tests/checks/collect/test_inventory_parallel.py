@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from demo_host import shared_demo_root
 from fixture_paths import SPECS
 
 from pinchpoint.checks.collect import inventory as inventory_module
-from pinchpoint.checks.collect.inventory import collect_inventory
+from pinchpoint.checks.collect.inventory import ReadBeside, collect_inventory
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.checks.source.sysfs import MAX_PROBLEMS_PER_KIND, ProblemLog
 from pinchpoint.model.problems import ProblemKind
@@ -97,3 +98,50 @@ def test_known_health_is_used_instead_of_running_smartctl(
     assert again.health == first.health and len(again.health.disks) == 360
     assert not any("smartctl" in message for message in said)
     assert again.block == first.block
+
+
+def test_more_reading_is_done_by_the_child_and_comes_back(demo_snapshot: Path) -> None:
+    source = SnapshotSource(demo_snapshot)
+    beside = ReadBeside(lambda _source: os.getpid())
+    collect_inventory(source, parallel=True, also=beside)
+    assert beside.result(source) != os.getpid()  # read in the child
+    here = ReadBeside(lambda _source: os.getpid())
+    collect_inventory(source, parallel=False, also=here)
+    assert here.result(source) == os.getpid()  # no child: read when asked
+
+
+def test_more_reading_that_fails_in_the_child_is_read_here(demo_snapshot: Path) -> None:
+    parent = os.getpid()
+
+    def only_here(_source: object) -> str:
+        if os.getpid() != parent:
+            raise OSError("not in the child")
+        return "read here"
+
+    source = SnapshotSource(demo_snapshot)
+    beside = ReadBeside(only_here)
+    found = collect_inventory(source, parallel=True, also=beside)
+    assert beside.result(source) == "read here"
+    assert len(found.block.devices) == 600  # the child's own parts came back all the same
+
+
+def test_queue_depths_left_to_the_child_come_from_its_block_devices(
+    demo_snapshot: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SAS walk leaves each path's queue depth to the block devices read beside it (the
+    same file); one the child did not list is read here, from the SCSI device."""
+    alone = collect_inventory(SnapshotSource(demo_snapshot), parallel=False)
+    depths = {p.block_device: p.queue_depth for d in alone.sas.disks for p in d.paths}
+    dropped = alone.sas.disks[0].paths[0].block_device
+    assert dropped is not None and depths[dropped] is not None
+    real = inventory_module._read_beside
+
+    def without_one(*args: Any) -> inventory_module.ChildResult:
+        block, health, zfs, problems, more = real(*args)
+        block.devices = [d for d in block.devices if d.name != dropped]
+        return block, health, zfs, problems, more
+
+    monkeypatch.setattr(inventory_module, "_read_beside", without_one)
+    forked = collect_inventory(SnapshotSource(demo_snapshot), parallel=True)
+    assert {p.block_device: p.queue_depth for d in forked.sas.disks for p in d.paths} == depths
+    assert dropped not in {d.name for d in forked.block.devices}

@@ -88,3 +88,19 @@ def test_without_smart_data_the_rule_is_skipped_with_the_reason() -> None:
     assert findings == []
     reasons = {s.rule: s.reason for s in skipped}
     assert reasons[RULE] == "no SMART data (smartctl not run or not installed)"
+
+
+def test_a_drive_reported_twice_is_compared_with_the_other_drives_alone(
+    smart_faults: Inventory,
+) -> None:
+    """Two reports of one drive (its id twice among its enclosure's readings): neither is one
+    of its peers, and the median is the other drives' as with one report."""
+    inventory = smart_faults.model_copy(deep=True)
+    once = {f.entity.name: f for f in of_rule(judge_host(inventory), RULE)}
+    hot = once["JBOD-H slot 4 (SLOT 05)"]
+    [report] = [h for h in inventory.health.disks if h.id == hot.entity.id]
+    inventory.health.disks.append(report.model_copy(update={"temperature_c": 20}))
+    twice = {f.entity.name: f for f in of_rule(judge_host(inventory), RULE)}
+    facts = {f.name: f.value for f in twice["JBOD-H slot 4 (SLOT 05)"].evidence[0].facts}
+    assert facts["peers with a reading"] == 11
+    assert twice["JBOD-H slot 4 (SLOT 05)"].evidence == hot.evidence

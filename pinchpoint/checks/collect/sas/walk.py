@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 from pinchpoint.checks.collect.pcie import PcieWalker
 from pinchpoint.checks.parse.sysfs_values import parse_linkrate, pci_address_above
 from pinchpoint.checks.source import Source, SourceError
-from pinchpoint.checks.source.sysfs import ProblemLog, SysfsReader, block_beside, left_to_block
+from pinchpoint.checks.source.sysfs import (
+    ProblemLog,
+    SysfsReader,
+    block_beside,
+    left_to_block,
+    queue_depth_left,
+)
 from pinchpoint.model import ids
 from pinchpoint.model.pcie import PcieLink
 from pinchpoint.model.problems import ProblemKind
@@ -389,7 +395,6 @@ class SasSysfsWalker:
             scsi_type=read.integer(f"{dev_dir}/type"),
             wwid=_clean(read.text(f"{dev_dir}/wwid")),
             sas_address=port_address or _sas_address(read.value(f"{dev_dir}/sas_address")),
-            queue_depth=read.integer(f"{dev_dir}/queue_depth"),
             state=read.value(f"{dev_dir}/state"),
             timeout_s=read.integer(f"{dev_dir}/timeout"),
         )
@@ -401,6 +406,12 @@ class SasSysfsWalker:
                 dev.enclosure_dir = f"{dev_dir}/enclosure/{enclosure[0]}"
         blocks = read.entries(f"{dev_dir}/block") if dev.scsi_type != SCSI_TYPE_ENCLOSURE else []
         dev.block_device = blocks[0] if blocks else None
+        if dev.block_device and block_beside(read.source):
+            # the block devices read beside read this file too (`…/device/queue_depth`):
+            # joined afterwards, 1,920 reads fewer here on the 1,920-path host
+            queue_depth_left(read.source)[dev.block_device] = dev_dir
+        else:
+            dev.queue_depth = read.integer(f"{dev_dir}/queue_depth")
         known = self._units.get(dev.wwid) if dev.wwid else None
         if known is not None:
             dev.vendor, dev.model, dev.revision = known.vendor, known.model, known.revision

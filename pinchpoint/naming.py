@@ -16,10 +16,8 @@ element index. The enclosure's own label for the slot (the SES element descripto
 from __future__ import annotations
 
 import re
-import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Generic, TypeVar
 
 from pinchpoint.model.block import (
     BlockController,
@@ -153,87 +151,26 @@ def disk_name(disk: Disk, enclosure: Enclosure | None) -> str:
     return disk.wwid or disk.serial or disk.id
 
 
-# -- enclosures and slots by id, indexed once per inventory ------------------------------------
-#
-# Rules and statistics name thousands of disks per check (6,720 `disk_ref` calls on the
-# 1,920-path host): a search of the fabric's enclosures and then of the enclosure's 60 slots
-# per disk took 7.5 µs a name, 50 ms a check (docs/benchmarks.md, "fourth pass"). An index maps
-# ids to the model objects themselves (names and descriptors are read from them at each call,
-# never copied) and lives as long as the fabric or enclosure it indexes (a weak reference:
-# nothing outlives the check). It is made again when the list it was made from was replaced,
-# grew or shrank; an id not in the index, or found on an object no longer in its place in the
-# list or no longer carrying that id, is searched for the slow way. (Collected models are not
-# changed in place; these checks keep a caller that does so from being named from the objects
-# as they were. Not caught: an object earlier in the list taking an id in place, where a
-# search would find it first.)
-
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-class _ById(Generic[K, V]):
-    """The objects of one list by key (the first of a key, as a search finds it), each with
-    its place in the list."""
-
-    __slots__ = ("by_key", "count", "listed")
-
-    def __init__(self, listed: list[V], key: Callable[[V], K]) -> None:
-        self.listed = listed
-        self.count = len(listed)
-        self.by_key: dict[K, tuple[int, V]] = {}
-        for place, item in enumerate(listed):
-            self.by_key.setdefault(key(item), (place, item))
-
-    def get(self, key: K) -> V | None:
-        """The object indexed by `key` if it is still in its place in the list, else None."""
-        found = self.by_key.get(key)
-        if found is None or self.listed[found[0]] is not found[1]:
-            return None
-        return found[1]
-
-
-_indexes: dict[int, tuple[weakref.ref[Any], _ById[Any, Any]]] = {}
-
-
-def _indexed(owner: object, listed: list[V], key: Callable[[V], K]) -> _ById[K, V]:
-    """The index of `listed` (a list field of `owner`) by `key`: the one made before while the
-    list is the same one, of the same length; else made now."""
-    slot = id(owner)
-    entry = _indexes.get(slot)
-    if entry is not None and entry[0]() is owner:
-        index: _ById[K, V] = entry[1]
-        if index.listed is listed and index.count == len(listed):
-            return index
-    index = _ById(listed, key)
-    _indexes[slot] = (weakref.ref(owner, lambda _gone: _indexes.pop(slot, None)), index)
-    return index
-
-
 def _slot(enclosure: Enclosure, number: int) -> Slot | None:
-    """Slot `number` of `enclosure` (the first of that number), None when it has none."""
-    found = _indexed(enclosure, enclosure.slots, _slot_number).get(number)
-    if found is not None and found.index == number:
-        return found
-    return next((s for s in enclosure.slots if s.index == number), None)
-
-
-def _slot_number(slot: Slot) -> int:
-    return slot.index
-
-
-def _enclosure_id(enclosure: Enclosure) -> str:
-    return enclosure.id
+    """Slot `number` of `enclosure` (the first of that number), None when it has none. Slots
+    are listed in element order (numbered from 0 or 1), so the slot is looked for where that
+    order puts it before the list is searched: naming thousands of disks a check, a search of
+    60 slots each was most of the cost (docs/benchmarks.md, "fourth pass")."""
+    slots = enclosure.slots
+    for place in (number, number - 1):
+        if 0 <= place < len(slots) and slots[place].index == number:
+            if place == 0 or slots[place - 1].index != number:  # not a repeated number
+                return slots[place]
+            break
+    return next((s for s in slots if s.index == number), None)
 
 
 def _enclosure(inventory: Inventory, enclosure_id: str | None) -> Enclosure | None:
-    """One enclosure of the fabric, None when it is not there."""
+    """One enclosure of the fabric, None when it is not there. Looked up, not mapped: a fabric
+    has a few dozen enclosures."""
     if enclosure_id is None:
         return None
-    fabric = inventory.sas
-    found = _indexed(fabric, fabric.enclosures, _enclosure_id).get(enclosure_id)
-    if found is not None and found.id == enclosure_id:
-        return found
-    return next((e for e in fabric.enclosures if e.id == enclosure_id), None)
+    return next((e for e in inventory.sas.enclosures if e.id == enclosure_id), None)
 
 
 def _enclosure_name(inventory: Inventory, enclosure_id: str | None) -> str | None:

@@ -1,12 +1,9 @@
-"""Disks are named through an index of the fabric's enclosures and their slots, made once per
-inventory: the names are the ones a search of the lists gives, also after the lists or the
-models in them changed, and the index does not keep an inventory alive."""
+"""Disks are named by their enclosure and slot: the slot is looked for where element order puts
+it before the slots are searched, and the names are the ones a search of the lists gives, also
+after the lists or the models in them changed, whatever the slots' order or numbering."""
 
 from __future__ import annotations
 
-import weakref
-
-from pinchpoint import naming
 from pinchpoint.model.inventory import HostInfo, Inventory, SourceKind
 from pinchpoint.model.sas import Disk, Enclosure, SasFabric, Slot
 from pinchpoint.naming import disk_ref
@@ -74,12 +71,19 @@ def test_a_few_slots_are_searched_and_named_alike() -> None:
     assert disk_ref(inventory.sas.disks[0], inventory).name == "JBOD-002 slot 7"
 
 
-def test_the_index_does_not_outlive_its_inventory() -> None:
-    inventory = _inventory(*(_enclosure(f"JBOD-{n:03}") for n in range(1, 5)))
-    disk_ref(inventory.sas.disks[0], inventory)
-    fabric, shelf = weakref.ref(inventory.sas), weakref.ref(inventory.sas.enclosures[1])
-    indexed = [owner() for owner, _index in naming._indexes.values()]
-    assert fabric() in indexed and shelf() in indexed  # its enclosures, and one's slots
-    del inventory, indexed
-    assert fabric() is None and shelf() is None  # freed by reference counting
-    assert all(owner() is not None for owner, _index in naming._indexes.values())
+def test_slots_numbered_from_one_or_out_of_order_are_named_alike() -> None:
+    from_one = _enclosure("JBOD-002", slots=0)
+    from_one.slots = [Slot(id=f"s{n}", index=n, descriptor=f"Front {n}") for n in range(1, 61)]
+    inventory = _inventory(from_one)
+    assert disk_ref(inventory.sas.disks[0], inventory).name == "JBOD-002 slot 4 (Front 4)"
+    from_one.slots.reverse()
+    assert disk_ref(inventory.sas.disks[0], inventory).name == "JBOD-002 slot 4 (Front 4)"
+
+
+def test_a_repeated_slot_number_names_the_first_listed() -> None:
+    shelf = _enclosure("JBOD-002")
+    shelf.slots.insert(4, Slot(id="dup", index=4, descriptor="Front 4"))
+    inventory = _inventory(shelf)
+    assert disk_ref(inventory.sas.disks[0], inventory).name == "JBOD-002 slot 4 (Front 4)"
+    shelf.slots[4], shelf.slots[5] = shelf.slots[5], shelf.slots[4]
+    assert disk_ref(inventory.sas.disks[0], inventory).name == "JBOD-002 slot 4 (Bay 5)"

@@ -1,7 +1,7 @@
 """Every disk's (and LUN's) points in memory, for the live sampler: the bucket it is adding to
 now is kept as columns — a slot per entity and per metric a list of the sums of value × weight,
 the sums of the weights, the first values and the maxima — and each tick adds to it a list at
-a time (in C where every value of a column is clean), with `add_to_mean`'s arithmetic, instead
+a time (in C where every value of a column is clean), with `add_to_means`'s arithmetic, instead
 of a point object per disk; the means are divided out only when a point is read. A bucket
 becomes `SeriesPoint`s in a `HistogramSeries` (which rolls them up into coarser tiers) once
 the next bucket starts or the entities change; a query sees the open bucket too.
@@ -49,13 +49,13 @@ class _MetricSums:
     """One metric's columns in an open bucket: per slot the first clean value (None: none
     yet), Σ value × weight, Σ weight, the largest value, and how many clean values were
     folded in (`every`: the folds where every slot had one; `some`: per slot, the others).
-    `add_to_mean`'s arithmetic with the division left to the read (`mean`)."""
+    `add_to_means`'s arithmetic with the division left to the read (`mean`)."""
 
     __slots__ = ("every", "firsts", "maxima", "some", "sums", "weights")
 
     def __init__(self, slots: int) -> None:
         self.firsts: list[float | None] = [None] * slots
-        self.sums = [-0.0] * slots  # -0.0 + x is x, to the sign of a zero: `add_to_mean`'s
+        self.sums = [-0.0] * slots  # -0.0 + x is x, to the sign of a zero: `add_to_means`'s
         self.weights = [0.0] * slots
         self.maxima: list[float | None] = [None] * slots
         self.every = 0
@@ -97,7 +97,7 @@ class _MetricSums:
         self.some = list(map(add, self.some or [0] * len(clean), clean))
 
     def mean(self, slot: int) -> float | None:
-        """The slot's mean as `add_to_mean` leaves it (for a finite covered time): Σ value ×
+        """The slot's mean as `add_to_means` leaves it (for a finite covered time): Σ value ×
         weight / Σ weight once two values or more were folded in with weight behind them,
         else the first value (None: none)."""
         first = self.firsts[slot]

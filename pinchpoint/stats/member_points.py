@@ -107,6 +107,15 @@ class _MetricSums:
             return first
         return self.sums[slot] / weight
 
+    def means(self) -> list[float | None]:
+        """`mean` of every slot, in one pass where every fold had a value for every slot."""
+        if self.some is None and self.every >= 2:  # every slot: two values or more, a first
+            return [
+                s / w if w > 0 else f
+                for s, w, f in zip(self.sums, self.weights, self.firsts, strict=True)
+            ]
+        return [self.mean(slot) for slot in range(len(self.sums))]
+
 
 class _OpenBucket:
     """One finest-tier bucket of `entities`, as columns (`_MetricSums`); every slot has
@@ -169,6 +178,36 @@ class _OpenBucket:
                 values[metric] = mean
                 weights[metric] = sums.weights[slot]
                 maxima[metric] = sums.maxima[slot]  # type: ignore[assignment]
+        return self._made(slot, values, weights, maxima)
+
+    def points(self) -> list[SeriesPoint]:
+        """`point` of every slot, in slot order (the means divided a column at a time)."""
+        columns = [
+            (metric, sums.means(), sums.weights, sums.maxima)
+            for metric, sums in self.metrics.items()
+        ]
+        made = []
+        for slot in range(len(self.entities)):
+            values: dict[Metric, float] = {}
+            weights: dict[Metric, float] = {}
+            maxima: dict[Metric, float] = {}
+            for metric, means, weight_column, maxima_column in columns:
+                mean = means[slot]
+                if mean is not None:
+                    values[metric] = mean
+                    weights[metric] = weight_column[slot]
+                    maxima[metric] = maxima_column[slot]  # type: ignore[assignment]
+            made.append(self._made(slot, values, weights, maxima))
+        return made
+
+    def _made(
+        self,
+        slot: int,
+        values: dict[Metric, float],
+        weights: dict[Metric, float],
+        maxima: dict[Metric, float],
+    ) -> SeriesPoint:
+        """The point of `slot` holding `values`, `weights` and `maxima`."""
         own = self.histograms[slot]
         # `model_construct` without its walk over the fields (a thousand points at a time)
         point = object.__new__(SeriesPoint)
@@ -237,8 +276,7 @@ class MemberSeries:
         if bucket is None:
             return
         finest = self.series.tiers[0].points
-        for slot, entity in enumerate(bucket.entities):
-            point = bucket.point(slot)
+        for entity, point in zip(bucket.entities, bucket.points(), strict=True):
             buckets = finest.setdefault(entity, {})
             kept = buckets.get(bucket.start_s)
             if kept is None:

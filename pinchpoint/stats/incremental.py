@@ -14,8 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import repeat
-from operator import add, itemgetter, mul, truediv
+from operator import add, itemgetter, truediv
 from typing import NamedTuple
 
 from pinchpoint.checks.parse.diskstats import DiskstatsTable
@@ -115,10 +114,9 @@ class _MemberPlan:
         """Each member group's sum of `column`, added from 0 in its devices' order as `_sums`
         adds them."""
         first, second = self.twos
-        zero = repeat(0.0)  # 0.0 + a (+ b), a list at a time in C
         return [
-            *map(add, zero, self.ones(column)),
-            *map(add, map(add, zero, first(column)), second(column)),
+            *[0.0 + v for v in self.ones(column)],
+            *[0.0 + a + b for a, b in zip(first(column), second(column), strict=True)],
             *[sum(pick(column), 0.0) for pick in self.more],
         ]
 
@@ -135,8 +133,9 @@ class _MemberPlan:
             {
                 _READ_IOPS: read_iops,
                 _WRITE_IOPS: write_iops,
-                _READ_KBPS: list(map(mul, read_mb_s, repeat(KIB_PER_MB))),
-                _WRITE_KBPS: list(map(mul, write_mb_s, repeat(KIB_PER_MB))),
+                _READ_KBPS: [v * KIB_PER_MB for v in read_mb_s],
+                _WRITE_KBPS: [v * KIB_PER_MB for v in write_mb_s],
+                # two lists' values divided: `map` over `operator` (faster than a zip here)
                 _QUEUE: list(map(truediv, queue, self.measured)),
                 _LATENCY_MS: [w / n if n > 0 else _NAN for w, n in zip(waited, ios, strict=True)],
                 _UTIL_PCT: list(map(truediv, util, self.devices)),
@@ -289,15 +288,15 @@ def _load_columns(s: float, loads: list[list[float]]) -> list[list[float]]:
     same expressions, a list operation per figure. Those figures are never negative (no counter
     went back), so `max(0.0, v)` is `v` and `min(100.0, v)` is written out."""
     r_s, w_s, rkb_s, wkb_s, r_await, w_await, aqu_sz, util = loads
-    reads = list(map(mul, r_s, repeat(s)))  # the plain ones a list at a time, in C
-    writes = list(map(mul, w_s, repeat(s)))
+    reads = [v * s for v in r_s]
+    writes = [v * s for v in w_s]
     return [
-        list(map(truediv, reads, repeat(s))),
-        list(map(truediv, writes, repeat(s))),
+        [v / s for v in reads],
+        [v / s for v in writes],
         [v * s / s / KIB_PER_MB for v in rkb_s],
         [v * s / s / KIB_PER_MB for v in wkb_s],
         [v * s / s for v in aqu_sz],
-        list(map(add, reads, writes)),
+        list(map(add, reads, writes)),  # two lists: `map` over `operator`, not a zip
         [ra * r + wa * w for ra, r, wa, w in zip(r_await, reads, w_await, writes, strict=True)],
         [100.0 * ((v if v < 100.0 else 100.0) / 100.0 * s / s) for v in util],
     ]

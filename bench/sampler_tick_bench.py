@@ -9,7 +9,11 @@ parse the counters, the interval's figures, the breakdown of the disks and the g
 them, points for the disks in memory and for the groups in a SQLite store in a temporary
 directory. The inventory is frozen out of the garbage collector's sight first, as the service
 keeps it (`performance.keep_long_lived`). CPU is `time.process_time()`, the read + parse part
-timed inside the read; the first `--warm` ticks are left out.
+timed inside the read; the first `--warm` ticks are left out. The figures of the other part
+are also given by kind of tick: one that closes a 10 s bucket (the disks' columns sealed, the
+groups' points written), one whose read wraps around to the snapshot's first sample (counters
+going back: the full breakdown), one that rolls the disks' points into the minute tier (from
+600 s on: `--warm 600` and more), and the others.
 
 With `--before TREE` (an earlier source tree, e.g. a `git worktree` of main), that tree's code
 runs the same ticks in child processes alternating with this tree's, round by round, so both
@@ -91,9 +95,12 @@ with tempfile.TemporaryDirectory() as scratch:
         if tick >= warm:
             parse.append(parse_cpu[0])
             rest.append(took - parse_cpu[0])
-    print(json.dumps({"parse": parse, "record": rest, "stored": stored,
+    print(json.dumps({"parse": parse, "record": rest, "stored": stored, "samples": samples,
                       "disks": len(sampler.members.entities())}))
 """
+
+
+LATER = "half a bucket on (≥ 600 s)"
 
 
 def run_child(tree: Path, snapshot: Path, ticks: int, warm: int) -> dict[str, object]:
@@ -187,6 +194,7 @@ def main() -> None:
     )
     print("| code | read + parse | figures, breakdown, store: median | p90 | **whole tick** |")
     print("|---|---|---|---|---|")
+    kinds: dict[str, dict[str, list[float]]] = {}
     for label, found in runs.items():
         parse = [s for run in found for s in run["parse"]]  # type: ignore[attr-defined]
         record = [s for run in found for s in run["record"]]  # type: ignore[attr-defined]
@@ -197,6 +205,29 @@ def main() -> None:
             f"| {statistics.median(record) * 1000:.1f} ms | {p90 * 1000:.1f} ms "
             f"| **{statistics.median(total) * 1000:.1f} ms** |"
         )
+        kinds[label] = {k: [] for k in ("other", "closes a bucket", "reset", LATER)}
+        for run in found:
+            for at, took in enumerate(run["record"]):  # type: ignore[arg-type]
+                second = args.warm + at + 1  # the tick's time, seconds after the baseline
+                kind = (
+                    "reset"  # the read wraps around to the snapshot's first sample
+                    if second % run["samples"] == 0  # type: ignore[operator]
+                    else "closes a bucket"
+                    if second % 10 == 0
+                    else LATER  # the disks' roll-up, half a bucket after a close (this branch)
+                    if second > 600 and second % 10 == 5
+                    else "other"
+                )
+                kinds[label][kind].append(took)
+    print("\nFigures, breakdown, store by kind of tick: median (ticks)\n")
+    print("| code | " + " | ".join(kinds["after"]) + " |")
+    print("|---" * (len(kinds["after"]) + 1) + "|")
+    for label, found_kinds in kinds.items():
+        cells = (
+            f"{statistics.median(t) * 1000:.1f} ms ({len(t)})" if t else "–"
+            for t in found_kinds.values()
+        )
+        print(f"| {label} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

@@ -435,13 +435,18 @@ class StatsSampler:
                 self.members.add_columns(now, seconds, members.ids, members.values)
             else:
                 self.members.add_columns(now, seconds, *_member_columns(ticks))
-            # compacted only when a point can have outlived its tier (not every second):
-            # a point added now lives at least the finest tier's time
+            # compacted only when a point can have outlived its tier (not every second): a
+            # point added now lives at least the finest tier's time. Half a bucket later than
+            # that: a point outlives its tier as a bucket ends, and the tick that closes a
+            # bucket already turns the disks' columns into points and writes the groups' (the
+            # work of the tick spread, the same points kept a few seconds longer)
             now_s = (now if now.tzinfo else now.replace(tzinfo=UTC)).timestamp()  # naive: UTC
-            self._compact_at = min(self._compact_at, now_s + self.members.policy.tiers[0].keep_s)
+            finest = self.members.policy.tiers[0]
+            later = finest.resolution_s / 2
+            self._compact_at = min(self._compact_at, now_s + finest.keep_s + later)
             if now_s >= self._compact_at:
                 self.members.compact(now)
-                self._compact_at = self.members.next_expiry_s()
+                self._compact_at = self.members.next_expiry_s() + later
             self.ticks += 1
         if done is not None:
             self._write(done)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
-from operator import itemgetter
+from operator import add, itemgetter, truediv
 from typing import NamedTuple
 
 from pinchpoint.checks.parse.diskstats import DiskstatsTable
@@ -135,9 +135,10 @@ class _MemberPlan:
                 _WRITE_IOPS: write_iops,
                 _READ_KBPS: [v * KIB_PER_MB for v in read_mb_s],
                 _WRITE_KBPS: [v * KIB_PER_MB for v in write_mb_s],
-                _QUEUE: [q / n for q, n in zip(queue, self.measured, strict=True)],
+                # two lists' values divided: `map` over `operator` (faster than a zip here)
+                _QUEUE: list(map(truediv, queue, self.measured)),
                 _LATENCY_MS: [w / n if n > 0 else _NAN for w, n in zip(waited, ios, strict=True)],
-                _UTIL_PCT: [u / n for u, n in zip(util, self.devices, strict=True)],
+                _UTIL_PCT: list(map(truediv, util, self.devices)),
             },
         )
 
@@ -295,7 +296,7 @@ def _load_columns(s: float, loads: list[list[float]]) -> list[list[float]]:
         [v * s / s / KIB_PER_MB for v in rkb_s],
         [v * s / s / KIB_PER_MB for v in wkb_s],
         [v * s / s for v in aqu_sz],
-        [r + w for r, w in zip(reads, writes, strict=True)],
+        list(map(add, reads, writes)),  # two lists: `map` over `operator`, not a zip
         [ra * r + wa * w for ra, r, wa, w in zip(r_await, reads, w_await, writes, strict=True)],
         [100.0 * ((v if v < 100.0 else 100.0) / 100.0 * s / s) for v in util],
     ]

@@ -119,3 +119,33 @@ def test_a_live_tick_records_what_a_tick_of_its_figures_records(
     assert any(w.reads + w.writes and w.busy_seconds for w in work.values()), list(work.values())[
         :3
     ]
+
+
+def test_the_disks_are_compacted_half_a_bucket_after_a_point_outlives_its_tier(
+    demo: tuple[Path, Inventory], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not on the tick that closes a bucket (it already seals the disks' columns and writes
+    the groups' points): half a bucket later, then every bucket."""
+    from pinchpoint.model.breakdown import GroupLevel
+    from pinchpoint.model.stats import Metric
+    from pinchpoint.stats.incremental import MemberColumns
+
+    _, inventory = demo
+    sampler = sampling.StatsSampler(
+        HostTarget(TargetKind.LIVE), Store.open(f"sqlite:///{tmp_path}/s.db"), lambda: inventory
+    )
+    compacted: list[int] = []
+    compact = sampler.members.compact
+
+    def counted(now: datetime) -> None:
+        compacted.append(int((now - T0).total_seconds()))
+        compact(now)
+
+    monkeypatch.setattr(sampler.members, "compact", counted)
+    members = MemberColumns(["disk:a"], [GroupLevel.DISK], ["a"], {Metric.QUEUE: [1.0]})
+    for second in range(0, 650):
+        sampler._keep(inventory, [], 1.0, [], T0 + timedelta(seconds=second), members=members)
+    # a point added at 0 lives 600 s at least (a first look at 605, nothing to roll up); the
+    # first bucket [0, 10) outlives the 10 s tier at 610: compacted at 615, then every 10 s
+    assert compacted == [605, 615, 625, 635, 645]
+    assert sampler.members.series.tiers[1].points["disk:a"]  # rolled into the minute tier

@@ -8,6 +8,9 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime, timedelta
 
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
 from pinchpoint.model.histogram import LatencyHistogram
 from pinchpoint.model.stats import HistogramKind, Metric
 from pinchpoint.stats.member_points import Histograms, MemberSeries
@@ -111,3 +114,78 @@ def test_a_query_leaves_the_open_bucket_as_it_is() -> None:
     end = START + timedelta(seconds=10)
     assert columns.query("disk-a", START, end) == seen.query("disk-a", START, end)
     assert columns.query("disk-z", START, end).resolution_s is None
+
+
+# Any value a column can carry: ordinary, zero of either sign, huge, NaN, infinite, negative.
+VALUES = st.one_of(
+    st.floats(0.0, 1e6),
+    st.sampled_from([0.0, -0.0, 1e300, math.nan, math.inf, -math.inf, -1.0]),
+)
+METRICS = [Metric.READ_IOPS, Metric.WRITE_IOPS, Metric.QUEUE, Metric.LATENCY_MS]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    ticks=st.lists(
+        st.tuples(
+            st.one_of(st.floats(-1.0, 5.0), st.just(0.0)),  # the time covered, finite
+            st.lists(st.lists(VALUES, min_size=4, max_size=4), min_size=3, max_size=3),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    absent=st.sets(st.sampled_from(METRICS)),
+)
+@example(ticks=[(1.0, [[-0.0, 1.0, -0.0, -0.0]] * 3)] * 2, absent=set())  # -0.0 + -0.0 is -0.0
+def test_sums_divided_when_read_are_the_means_folded_point_by_point(
+    ticks: list[tuple[float, list[list[float]]]], absent: set[Metric]
+) -> None:
+    """The columns' Σ value × weight and Σ weight, divided only when a point is read, give the
+    means `fold_into` gives point by point into a bucket keeping its sums (`add_all`), to the
+    last bit: NaN, infinite and negative values left out, weights of no I/O or no time, a
+    first value kept as it is, latencies weighted by the I/Os of both directions (a direction
+    absent from every tick counts none)."""
+    columns, points = MemberSeries(POLICY), HistogramSeries(policy=POLICY)
+    for tick, (seconds, rows) in enumerate(ticks):
+        at = START + timedelta(seconds=tick % 7)  # one bucket
+        metrics = [m for m in METRICS if m not in absent]
+        entries = [
+            (disk, {m: row[METRICS.index(m)] for m in metrics}, {})
+            for disk, row in zip(DISKS, rows, strict=True)
+        ]
+        points.add_all(at, seconds, entries)
+        columns.add_columns(
+            at, seconds, DISKS, {m: [row[METRICS.index(m)] for row in rows] for m in metrics}
+        )
+    end = START + timedelta(seconds=10)
+    for disk in DISKS:
+        mine, theirs = columns.query(disk, START, end), points.query(disk, START, end)
+        assert mine == theirs
+        for got, wanted in zip(mine.points, theirs.points, strict=True):  # the zeros' signs too
+            assert sorted(got.values.items()) == sorted(wanted.values.items())
+            assert [repr(got.values[m]) for m in got.values] == [
+                repr(wanted.values[m]) for m in got.values
+            ]
+
+
+def test_a_bucket_keeping_its_sums_divides_them_and_a_stored_one_its_means() -> None:
+    """A bucket being filled holds Σ value × weight / Σ weight of what was folded in (added
+    left to right); a bucket combined from its means re-weights the mean it holds."""
+    kept = HistogramSeries(policy=POLICY)
+    folded = HistogramSeries(policy=POLICY)
+    steps = [(0.3, 1.1), (0.7, 2.9), (0.1, 0.7), (0.9, 1.3)]  # (value, seconds)
+    for value, seconds in steps:
+        kept.add_all(START, seconds, [("disk-a", {Metric.QUEUE: value}, {})])
+        folded.add("disk-a", START, seconds, {Metric.QUEUE: value})
+    total = weight = 0.0
+    for value, seconds in steps:
+        total += value * seconds
+        weight += seconds
+    start = int(START.timestamp()) // 10 * 10
+    assert kept.tiers[0].points["disk-a"][start].values[Metric.QUEUE] == total / weight
+    mean, behind = steps[0]
+    for value, seconds in steps[1:]:
+        mean = (mean * behind + value * seconds) / (behind + seconds)
+        behind += seconds
+    assert folded.tiers[0].points["disk-a"][start].values[Metric.QUEUE] == mean
+    assert kept.tiers[0].points["disk-a"][start].weights == {Metric.QUEUE: weight}

@@ -12,8 +12,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from typing import cast
 
-from sqlalchemy import delete, select
+from sqlalchemy import Table, delete, insert, select
 from sqlalchemy.orm import Session
 
 from pinchpoint.service.store.database import Database, StoreInputError, lock, moment_or_now
@@ -26,6 +27,8 @@ from pinchpoint.stats.series import (
 )
 
 Key = tuple[str, int, int]  # entity, resolution_s, start_s
+# the table itself: new rows inserted through Core (an executemany), no ORM object per row
+_SERIES_POINTS = cast(Table, SeriesPointRow.__table__)
 
 
 def _epoch_s(moment: datetime) -> float:
@@ -89,6 +92,7 @@ def _merge(session: Session, host: str, buckets: dict[Key, list[SeriesPoint]]) -
         by_resolution.setdefault(key[1], []).append(key)
     for resolution_s, keys in by_resolution.items():
         stored = _rows_in(session, host, resolution_s, keys)
+        added = []
         for key in keys:
             entity, _, start = key
             row = stored.get(key)
@@ -97,17 +101,19 @@ def _merge(session: Session, host: str, buckets: dict[Key, list[SeriesPoint]]) -
                 combine_into(total, part)
             body = total.model_dump_json()
             if row is None:
-                session.add(
-                    SeriesPointRow(
-                        host=host,
-                        entity=entity,
-                        resolution_s=resolution_s,
-                        start_s=start,
-                        body=body,
-                    )
+                added.append(
+                    {
+                        "host": host,
+                        "entity": entity,
+                        "resolution_s": resolution_s,
+                        "start_s": start,
+                        "body": body,
+                    }
                 )
             else:
                 row.body = body
+        if added:  # the new rows in one statement (executemany), no object per row
+            session.execute(insert(_SERIES_POINTS), added)
     session.flush()
 
 

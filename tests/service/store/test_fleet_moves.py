@@ -131,16 +131,22 @@ def _rows(store: Store) -> list[tuple[str, str, datetime, bytes]]:
         ]
 
 
-def test_a_host_joining_a_group_is_judged_alone_against_its_baseline(store: Store) -> None:
-    """A fourteenth host at 10 Gb/s joins (after the first peers named): only it is judged, the
-    standing outlier's finding row is left as it was (it quotes no count) and the fleet
-    generation does not move."""
+def _recorded_judge() -> tuple[list[list[str]], Callable[[FleetFacts], list[Finding]]]:
+    """The default judge, recording the hosts of each set of facts it is given."""
     judged: list[list[str]] = []
 
     def judge(facts: FleetFacts) -> list[Finding]:
         judged.append(facts.hosts)
         return judge_with_defaults(facts)
 
+    return judged, judge
+
+
+def test_a_host_joining_a_group_is_judged_alone_against_its_baseline(store: Store) -> None:
+    """A fourteenth host at 10 Gb/s joins (after the first peers named): only it is judged, the
+    standing outlier's finding row is left as it was (it quotes no count) and the fleet
+    generation does not move."""
+    judged, judge = _recorded_judge()
     _group_of_thirteen(store, judge)
     judged.clear()
     rows, generation = _rows(store), store.fleet_generation()
@@ -155,12 +161,7 @@ def test_a_host_joining_a_group_is_judged_alone_against_its_baseline(store: Stor
 def test_a_host_joining_among_the_peers_named_judges_the_standing_outliers(store: Store) -> None:
     """A host that sorts among the first ten peers joins: the standing outlier's finding names
     it now, so it is judged again with the host (and the row rewritten)."""
-    judged: list[list[str]] = []
-
-    def judge(facts: FleetFacts) -> list[Finding]:
-        judged.append(facts.hosts)
-        return judge_with_defaults(facts)
-
+    judged, judge = _recorded_judge()
     _group_of_thirteen(store, judge)
     judged.clear()
     generation = store.fleet_generation()

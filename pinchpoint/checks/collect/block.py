@@ -9,6 +9,7 @@ and the rest of the device (and of the host) stands.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -92,6 +93,17 @@ def _identity(text: str | None) -> str | None:
     return _SPACES.sub("_", text.strip())
 
 
+def scsi_device_dir(path: str, name: str, hctl: str | None) -> str:
+    """Where a SCSI disk's own attributes (`queue_depth`, `wwid`) are read: the SCSI device's
+    directory, which holds `block/<name>` in sysfs's layout and which `device` links to, by its
+    own name; else `<path>/device`. By that name they are the files the SAS walk reads, so that
+    in one process each is read once (`sysfs.read_once` remembers attributes by path)."""
+    parent = path.removesuffix(f"/block/{name}")
+    if hctl is not None and parent != path and posixpath.basename(parent) == hctl:
+        return parent
+    return f"{path}/device"
+
+
 class BlockWalker:
     """Reads `/sys/block` entries of one source into `BlockDevice`s."""
 
@@ -123,11 +135,12 @@ class BlockWalker:
         size = self._sectors(f"{path}/size", "size")
         device.size_bytes = None if size is None else size * SECTOR_BYTES
         if kind is BlockKind.SCSI_DISK:
-            device.queue_depth = read.integer(f"{path}/device/queue_depth")
-            device.wwid = read.value(f"{path}/device/wwid")
             if self.source.is_link(f"{path}/device"):
                 target = read.link_name(f"{path}/device")
                 device.hctl = target if target and _HCTL.match(target) else None
+            scsi = scsi_device_dir(path, name, device.hctl)
+            device.queue_depth = read.integer(f"{scsi}/queue_depth")
+            device.wwid = read.value(f"{scsi}/wwid")
         elif kind is BlockKind.NVME:
             device.wwid = read.value(f"{path}/wwid")
         elif kind is BlockKind.DEVICE_MAPPER:

@@ -243,7 +243,7 @@ def test_a_garbled_queue_depth_is_reported(block_copy: Path) -> None:
     assert device(inventory, "sdv").queue_depth is None
     (problem,) = log.problems()
     assert problem.kind is ProblemKind.GARBLED
-    assert problem.subject == f"/{SDV_DIR}/block/sdv/device/queue_depth"  # the path as read
+    assert problem.subject == f"/{SDV_DIR}/queue_depth"  # the SCSI device's own, as read
     assert "expected a number, found 'deep'" in problem.reason
 
 

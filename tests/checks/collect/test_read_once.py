@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import os
+import posixpath
 from collections import Counter
 from pathlib import Path
 from types import FrameType
@@ -15,7 +16,8 @@ import pytest
 
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
-from tests.fixture_paths import FIXTURES
+from pinchpoint.simulator import load_spec, write_snapshot
+from tests.fixture_paths import FIXTURES, SPECS
 
 CAPTURES = [FIXTURES / "snapshots" / "procfs-mpt3sas", FIXTURES / "block" / "procfs"]
 
@@ -84,3 +86,33 @@ def test_an_inventory_leaves_no_cycles_behind(snapshot: Path) -> None:
         gc.enable()
     assert {m: n for m, n in kept.items() if m.startswith("pinchpoint")} == {}
     assert not any(isinstance(o, FrameType) for o in gc.garbage)
+
+
+def _by_file(reads: Counter[str], snapshot: Path) -> Counter[str]:
+    """`reads` by the file each path is (a link resolved): one attribute reached by two names
+    (`/sys/block/sda/device/wwid` and the SCSI device's own `wwid`) is one file."""
+    files: Counter[str] = Counter()
+    for path, count in reads.items():
+        files[os.path.realpath(f"{snapshot}{path}")] += count
+    return files
+
+
+def test_a_sas_disk_path_s_attributes_are_read_once_under_either_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a simulated dual-pathed SAS host (288 disk paths): the block devices read a SCSI
+    disk's `queue_depth` and `wwid` in the SCSI device's directory, where the SAS walk reads
+    them, so in one process each file is read once. With the block devices read by a forked
+    child, the one file both processes read is each path's `wwid` (the walk needs it to know a
+    second path of a disk while the child reads beside it); `queue_depth` is left to the child."""
+    snapshot = tmp_path / "host"
+    write_snapshot(load_spec(SPECS / "all_dual_pathed.toml"), snapshot)
+    alone, alone_json = reads_per_path(snapshot, False, tmp_path / "alone", monkeypatch)
+    forked, forked_json = reads_per_path(snapshot, True, tmp_path / "forked", monkeypatch)
+    assert forked_json == alone_json
+    by_file = _by_file(alone, snapshot)
+    assert sum(1 for p in alone if p.endswith("/wwid")) > 288  # the disks' paths were read
+    assert [f for f, n in by_file.items() if n > 1] == []
+    twice = [f for f, n in _by_file(forked, snapshot).items() if n > 1]
+    assert len(twice) == 288
+    assert {posixpath.basename(f) for f in twice} == {"wwid"}

@@ -15,6 +15,12 @@ groups' points written), one whose read wraps around to the snapshot's first sam
 going back: the full breakdown), one that rolls the disks' points into the minute tier (from
 600 s on: `--warm 600` and more), and the others.
 
+With `--sweep-every TICKS`, every TICKS ticks what is alive is moved out of the garbage
+collector's sight (`keep_long_lived`), as the service does once each sweep's new view is swapped
+in (300 ticks: the default `*/5` schedule at 1 Hz); without it the disks' points pile up in the
+collector's sight, as in a sampler with no sweeps. The slowest ticks (p99, max) show where full
+collections land.
+
 With `--before TREE` (an earlier source tree, e.g. a `git worktree` of main), that tree's code
 runs the same ticks in child processes alternating with this tree's, round by round, so both
 see the same load on a shared machine.
@@ -26,6 +32,7 @@ timed runs do every 7th tick): a figure the machine's load does not move, for a 
 ratio on a shared machine.
 
     python bench/sampler_tick_bench.py [--keep DIR] [--ticks 60] [--rounds 3] [--before TREE]
+    python bench/sampler_tick_bench.py --keep DIR --ticks 900 --warm 5 --rounds 1 --sweep-every 300
     python bench/sampler_tick_bench.py --keep DIR --before TREE --instructions 20
 """
 
@@ -57,10 +64,11 @@ from pinchpoint.service.store import Store
 from pinchpoint.service.target import HostTarget
 
 snapshot, ticks, warm = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+sweep_every = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 inventory = collect_inventory(SnapshotSource(snapshot))
 # out of the collector's sight, as the service keeps its views (`keep_long_lived`): else
 # the first collections after the inventory walk its million objects inside the ticks
-from pinchpoint.performance import settle_heap
+from pinchpoint.performance import keep_long_lived, settle_heap
 settle_heap()
 import os
 samples = len(os.listdir(f"{snapshot}/samples"))
@@ -95,6 +103,8 @@ with tempfile.TemporaryDirectory() as scratch:
         if tick >= warm:
             parse.append(parse_cpu[0])
             rest.append(took - parse_cpu[0])
+        if sweep_every and (tick + 1) % sweep_every == 0:
+            keep_long_lived()  # what the service does once a sweep's new view is swapped in
     print(json.dumps({"parse": parse, "record": rest, "stored": stored, "samples": samples,
                       "disks": len(sampler.members.entities())}))
 """
@@ -103,8 +113,10 @@ with tempfile.TemporaryDirectory() as scratch:
 LATER = "half a bucket on (≥ 600 s)"
 
 
-def run_child(tree: Path, snapshot: Path, ticks: int, warm: int) -> dict[str, object]:
-    return child_json(tree, CHILD, str(snapshot), str(ticks), str(warm))
+def run_child(
+    tree: Path, snapshot: Path, ticks: int, warm: int, sweep_every: int = 0
+) -> dict[str, object]:
+    return child_json(tree, CHILD, str(snapshot), str(ticks), str(warm), str(sweep_every))
 
 
 def instructions(tree: Path, snapshot: Path, ticks: int, warm: int) -> int:
@@ -160,6 +172,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--before", type=Path, help="An earlier source tree to compare with.")
     parser.add_argument(
+        "--sweep-every",
+        type=int,
+        default=0,
+        metavar="TICKS",
+        help="Every TICKS ticks, move what is alive out of the collector's sight as the "
+        "service does after each sweep (keep_long_lived; 300 = the default */5 at 1 Hz).",
+    )
+    parser.add_argument(
         "--instructions",
         type=int,
         metavar="TICKS",
@@ -185,7 +205,9 @@ def main() -> None:
         runs: dict[str, list[dict[str, object]]] = {label: [] for label in trees}
         for _ in range(args.rounds):
             for label, tree in trees.items():
-                runs[label].append(run_child(tree.resolve(), snapshot, args.ticks, args.warm))
+                runs[label].append(
+                    run_child(tree.resolve(), snapshot, args.ticks, args.warm, args.sweep_every)
+                )
     first = runs["after"][0]
     print(
         f"\n2,040 block devices (1,920 disk paths), {first['disks']} disks/LUNs in memory, "
@@ -228,6 +250,18 @@ def main() -> None:
             for t in found_kinds.values()
         )
         print(f"| {label} | " + " | ".join(cells) + " |")
+    print("\nWhole tick, the slowest (the collector's full passes land in these)\n")
+    print("| code | p99 | max | ticks over 50 ms |")
+    print("|---|---|---|---|")
+    for label, found in runs.items():
+        total = [
+            p + r
+            for run in found
+            for p, r in zip(run["parse"], run["record"], strict=True)  # type: ignore[call-overload]
+        ]
+        p99 = statistics.quantiles(total, n=100)[-1]
+        slow = sum(1 for t in total if t > 0.05)
+        print(f"| {label} | {p99 * 1000:.1f} ms | {max(total) * 1000:.1f} ms | {slow} |")
 
 
 if __name__ == "__main__":

@@ -72,6 +72,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/swap_pause_bench.py
 	$(BIN)/python bench/cli_start_bench.py
 	$(BIN)/python bench/check_bench.py
+	$(BIN)/python bench/check_floor_bench.py
 	$(BIN)/python bench/inventory_reads_bench.py
 	$(BIN)/python bench/sampler_tick_bench.py
 	$(BIN)/python bench/fleet_bench.py --before $(MAIN_CHECKOUT)

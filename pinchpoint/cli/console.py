@@ -30,11 +30,13 @@ class SafeConsole(Console):
     """A console that never sends a control character it did not make: text from hosts (a host
     name with escape sequences, a vendor string with a bidi override) is drawn as visible
     escapes (`pinchpoint.text.printable`); Rich's own control codes (a progress bar's cursor
-    moves) pass."""
+    moves) pass. `trim_line_ends`: the spaces that pad a table's cells to the page's width are
+    left off the end of each line (output for a file or a ticket, where no style shows them)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, trim_line_ends: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._rendering = threading.local()  # inside an escaping render, on this thread
+        self.trim_line_ends = trim_line_ends
 
     def render(
         self, renderable: RenderableType, options: ConsoleOptions | None = None
@@ -50,7 +52,10 @@ class SafeConsole(Console):
     ) -> Iterator[Segment]:
         self._rendering.active = True
         try:
-            for segment in super().render(renderable, options):
+            segments = super().render(renderable, options)
+            if self.trim_line_ends:
+                segments = _trimmed_lines(segments)
+            for segment in segments:
                 if segment.control or not segment.text:
                     yield segment
                 else:
@@ -60,16 +65,50 @@ class SafeConsole(Console):
             self._rendering.active = False
 
 
+def _trimmed_lines(segments: Iterable[Segment]) -> Iterator[Segment]:
+    """`segments` with the white space that ends each line left out: a line's segments are held
+    until its newline, then the trailing blanks are cut from its last ones."""
+    line: list[Segment] = []
+    for segment in segments:
+        if segment.control or "\n" not in segment.text:
+            line.append(segment)
+            continue
+        *ends, rest = segment.text.split("\n")
+        for end in ends:
+            line.append(Segment(end, segment.style))
+            yield from _rstripped(line)
+            yield Segment("\n", segment.style)
+            line = []
+        if rest:
+            line.append(Segment(rest, segment.style))
+    yield from line  # no newline followed: nothing known to be a line's end
+
+
+def _rstripped(line: list[Segment]) -> list[Segment]:
+    """One line's segments without the blanks at its end (control segments kept)."""
+    kept = list(line)
+    while kept and not kept[-1].control:
+        text = kept[-1].text.rstrip(" ")
+        if text:
+            kept[-1] = Segment(text, kept[-1].style)
+            break
+        kept.pop()
+    return [s for s in kept if s.control or s.text]
+
+
 errors = SafeConsole(stderr=True)
 PIPE_WIDTH = 200  # when output goes to a file or a ticket, do not cut WWNs at 80 columns
 
 
 def output_console() -> Console:
-    """A console for results: the terminal's width, or a wide page when piped."""
+    """A console for results: the terminal's width, or when piped a wide page (`COLUMNS` wide
+    if set) whose lines end with their last word, not with the padding of a table's cells."""
     probe = SafeConsole()
-    if probe.is_terminal or "COLUMNS" in os.environ:
+    if probe.is_terminal:
         return probe
-    return SafeConsole(width=PIPE_WIDTH)
+    if "COLUMNS" in os.environ:
+        return SafeConsole(trim_line_ends=True)
+    return SafeConsole(width=PIPE_WIDTH, trim_line_ends=True)
 
 
 def data(value: object) -> str:

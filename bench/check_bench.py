@@ -29,22 +29,20 @@ import resource
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
 from machine import machine_line
+from simulated import simulated_host
 
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
-from pinchpoint.checks.source.choose import scratch_dir
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.config import Config
 from pinchpoint.rules.derived.breakdown import breakdown
 from pinchpoint.rules.engine import _run, evaluate, rule_context
-from pinchpoint.simulator import load_spec, write_snapshot
 from pinchpoint.stats.gather import gather_statistics
 
 T = TypeVar("T")
@@ -137,10 +135,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     print(machine_line())
-    with tempfile.TemporaryDirectory(dir=scratch_dir()) as scratch:
-        snapshot = args.keep or Path(scratch, "bench_1920_stats")
-        if not snapshot.exists():
-            _timed("simulate", lambda: write_snapshot(load_spec(SPEC), snapshot))
+    with simulated_host(SPEC, args.keep, "bench_1920_stats") as snapshot:
         command = [sys.executable, "-c", LAUNCH, "check", "-s", str(snapshot), "-f", "json"]
         if args.before is not None:  # before and after alternating, same load on both
             timed: dict[str, tuple[list[float], list[float]]] = {

@@ -30,17 +30,17 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from machine import machine_line
+from simulated import simulated_host
 
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
 from pinchpoint.checks.source.base import SourceError
-from pinchpoint.checks.source.choose import scratch_dir
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.engine import build_report, rule_context
-from pinchpoint.simulator import load_spec, write_snapshot
 from pinchpoint.stats.gather import gather_statistics
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -149,11 +149,16 @@ def bare_python_reads(files: list[str], runs: int) -> float:
     return best_of(runs, loop)[1]
 
 
-def bare_c_reads(files: list[str], runs: int, scratch: Path) -> float | None:
+def bare_c_reads(files: list[str], runs: int) -> float | None:
     """Best CPU seconds of the C loop reading `files`; None without a C compiler."""
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         return None
+    with tempfile.TemporaryDirectory() as where:
+        return _compiled_reads(compiler, files, runs, Path(where))
+
+
+def _compiled_reads(compiler: str, files: list[str], runs: int, scratch: Path) -> float:
     (scratch / "reader.c").write_text(C_READER)
     (scratch / "files").write_text("".join(f"{name}\n" for name in files))
     subprocess.run(
@@ -166,6 +171,11 @@ def bare_c_reads(files: list[str], runs: int, scratch: Path) -> float | None:
         check=True,
     )
     return float(done.stdout)
+
+
+def fresh_inventory(snapshot: Path, parallel: bool) -> object:
+    """One inventory through a new source (no directory or link remembered from a run before)."""
+    return collect_inventory(SnapshotSource(snapshot), parallel=parallel)
 
 
 def inventory_times(
@@ -187,9 +197,7 @@ def inventory_times(
         try:
             for parallel in (False, True):
                 label = f"reads {reads}, {'forked child' if parallel else 'one process'}"
-                times[label] = best_of(
-                    runs, lambda p=parallel: collect_inventory(SnapshotSource(snapshot), parallel=p)
-                )
+                times[label] = best_of(runs, partial(fresh_inventory, snapshot, parallel))
         finally:
             SnapshotSource.read_bytes = real_read  # type: ignore[method-assign]
     return times
@@ -219,17 +227,14 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="Simulate into (or reuse) this directory.")
     args = parser.parse_args()
     print(machine_line())
-    with tempfile.TemporaryDirectory(dir=scratch_dir()) as scratch:
-        snapshot = args.keep or Path(scratch, "bench_1920_stats")
-        if not snapshot.exists():
-            write_snapshot(load_spec(SPEC), snapshot)
+    with simulated_host(SPEC, args.keep, "bench_1920_stats") as snapshot:
         read = attributes_read(snapshot)
         source = SnapshotSource(snapshot)
         files = [f"{snapshot}{source.resolve(p)}" for p, v in read.items() if type(v) is bytes]
         print(f"one inventory reads {len(read):,} attributes ({len(files):,} files that exist)")
         python = bare_python_reads(files, args.runs)
         print(f"  bare Python loop (open, fstat, read, close): {ms(python)} of CPU")
-        c = bare_c_reads(files, args.runs, Path(scratch))
+        c = bare_c_reads(files, args.runs)
         print(f"  the same loop in C: {'no C compiler' if c is None else ms(c) + ' of CPU'}")
 
         print(f"the inventory in process (best of {args.runs}; wall / this process's CPU):")

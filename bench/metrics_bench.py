@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import tempfile
 import time
 from collections import Counter
 from datetime import UTC, datetime
@@ -25,16 +24,15 @@ from pathlib import Path
 
 from machine import machine_line
 from prometheus_client.parser import text_string_to_metric_families
+from simulated import simulated_host
 
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.source import SnapshotSource
-from pinchpoint.checks.source.choose import scratch_dir
 from pinchpoint.rules.catalog import CATALOG
 from pinchpoint.rules.engine import build_report, rule_context
 from pinchpoint.service.metrics import MetricsInput, SweepCounters, metrics_exposition
 from pinchpoint.service.metrics_cache import MetricsCache
 from pinchpoint.service.notify import NotifyCounts
-from pinchpoint.simulator import load_spec, write_snapshot
 from pinchpoint.stats.disk_work import DiskWork
 from pinchpoint.stats.gather import gather_statistics
 
@@ -96,10 +94,7 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="Simulate into (or reuse) this directory.")
     args = parser.parse_args()
     print(machine_line())
-    with tempfile.TemporaryDirectory(dir=scratch_dir()) as scratch:
-        snapshot = args.keep or Path(scratch, "bench_host")
-        if not snapshot.exists():
-            write_snapshot(load_spec(SPEC), snapshot)
+    with simulated_host(SPEC, args.keep, "bench_host") as snapshot:
         data = host_input(snapshot)
     inventory = data.inventory
     assert inventory is not None

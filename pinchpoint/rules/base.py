@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TypeVar, cast
 
+from pinchpoint.model.block import BlockKind
 from pinchpoint.model.findings import EntityRef, Evidence, Severity
 from pinchpoint.model.fleet import FleetFacts
 from pinchpoint.model.inventory import Inventory
@@ -135,6 +136,8 @@ class RuleContext:
             # a collector's reason often says "not collected: why" itself: say it once
             why = not_collected[0].reason.removeprefix("not collected: ")
             return f"{needed.value} not collected: {why}"
+        if needed is Input.HEALTH:
+            return _no_health_reason(inventory)
         return _ABSENT[needed]
 
     def _has_latency_series(self) -> bool:
@@ -148,6 +151,20 @@ class RuleContext:
             for point in entity.points
             for metric in point.values
         )
+
+
+def _no_health_reason(inventory: Inventory) -> str:
+    """Why no disk has SMART data when no collector said why: on a host whose block devices
+    are all virtual or software ones (a VM's `vda`, `zram0`, device-mapper) there was no disk
+    for smartctl to ask, which is not smartctl missing."""
+    devices = inventory.block.devices
+    if not devices or any(d.kind in (BlockKind.SCSI_DISK, BlockKind.NVME) for d in devices):
+        return _ABSENT[Input.HEALTH]
+    names = ", ".join(d.name for d in devices[:4]) + (", …" if len(devices) > 4 else "")
+    return (
+        "no SMART data: no SCSI, SATA, SAS or NVMe disk on this host for smartctl to ask "
+        f"(its block devices, {names}, are virtual or software devices)"
+    )
 
 
 def _has_nic_counters(inventory: Inventory) -> bool:

@@ -19,9 +19,9 @@ import typer
 
 from pinchpoint.cli.console import (
     data,
-    errors,
     fail,
     located,
+    notice,
     output_console,
     progress_bar,
     progress_reporter,
@@ -109,7 +109,7 @@ def check_host(
             record_latency=record,
         )
     for note in checkup.statistics.notes:
-        errors.print(f"[yellow]statistics: {data(note)}[/]", highlight=False)
+        notice(f"[yellow]statistics: {data(note)}[/]")
     return checkup
 
 
@@ -123,7 +123,7 @@ def _write(report: Report, form: ReportFormat, output: Path | None) -> None:
             raise fail(
                 f"{output}: cannot write the report: {err.strerror or err} — choose a writable path"
             ) from None
-        errors.print(f"report written to {output}", highlight=False)
+        notice(f"report written to {data(output)}")
     elif form is ReportFormat.TABLE:
         from pinchpoint.report.table import report_view
 
@@ -147,7 +147,7 @@ def _push(url: str, checkup: Checkup) -> None:
         )
     except PushError as err:
         raise exit_for(err) from None
-    errors.print(f"report pushed to {url} (stored as report {stored})", highlight=False)
+    notice(f"report pushed to {data(url)} (stored as report {stored})")
 
 
 def _checked(

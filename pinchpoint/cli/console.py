@@ -111,6 +111,12 @@ def output_console() -> Console:
     return SafeConsole(width=PIPE_WIDTH, trim_line_ends=True)
 
 
+def notice(markup: str) -> None:
+    """One line for the user on stderr (console markup): wrapped at a terminal's width, kept
+    whole in a pipe or a log, where a break at 80 columns would split it mid-sentence."""
+    errors.print(markup, highlight=False, soft_wrap=not errors.is_terminal)
+
+
 def data(value: object) -> str:
     """A value from a host or the user (a path, a name) inside console markup: its square
     brackets printed, not read as markup."""

@@ -5,6 +5,10 @@ blanks that pad a table's cells to the page's width (`check --demo > report.txt`
 from __future__ import annotations
 
 import io
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from rich.table import Table
@@ -12,6 +16,9 @@ from typer.testing import CliRunner
 
 from pinchpoint.cli import app
 from pinchpoint.cli.console import SafeConsole
+from tests.fixture_paths import FIXTURES
+
+SNAPSHOT = FIXTURES / "snapshots" / "procfs-mpt3sas"  # a real capture, no samples
 
 runner = CliRunner()
 
@@ -58,3 +65,17 @@ def test_piped_commands_end_lines_with_their_last_word(
     assert len(lines) > 20
     assert [line for line in lines if line.endswith(" ")] == []
     assert max(len(line) for line in lines) <= int(columns or 200)
+
+
+def test_notes_on_stderr_stay_one_line_each_in_a_pipe(tmp_path: Path) -> None:
+    """`check`'s notes went to a log broken at 80 columns, mid-sentence."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pinchpoint", "check", "-s", str(SNAPSHOT), "-f", "json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "60"},
+    )
+    assert done.returncode in (0, 1), done.stderr
+    notes = done.stderr.splitlines()
+    assert any(line.startswith("statistics: fewer than two diskstats samples") for line in notes)
+    assert all(line.startswith("statistics: ") for line in notes)  # no line's tail on its own

@@ -19,6 +19,9 @@ from pinchpoint.checks.collect.collector import Progress
 from pinchpoint.checks.collect.inventory import collect_inventory
 from pinchpoint.checks.collect.latency_recording import RecordingError, record_block_latency
 from pinchpoint.checks.collect.samples import record_samples
+from pinchpoint.checks.parse.diskstats import DISKSTATS
+from pinchpoint.checks.parse.netdev import NET_DEV
+from pinchpoint.checks.parse.uptime import UPTIME
 from pinchpoint.checks.source import RecordingSource
 from pinchpoint.checks.source.commands import Command, run_command
 from pinchpoint.checks.source.scratch import Scratch
@@ -35,6 +38,8 @@ TOOL_VERSION_COMMANDS: dict[str, tuple[str, ...]] = {
 }
 # Read for the manifest only, so a snapshot names its host even without collectors needing it.
 IDENTITY_FILES = ("/proc/sys/kernel/hostname", "/proc/sys/kernel/osrelease")
+# The host's counters, kept at the top level as the snapshot's own sample (uptime times them).
+COUNTERS = (DISKSTATS, UPTIME, NET_DEV)
 
 
 @dataclass
@@ -74,6 +79,11 @@ def capture(
         if source.exists(path):
             source.read_text(path)
     inventory = collect_inventory(source, progress=progress)
+    # the counters as of the capture, back to back: a snapshot without samples/ is itself one
+    # sample, so two captures compare (`stats diff A B`, docs/snapshot-format.md)
+    for path in COUNTERS:
+        if source.exists(path):
+            source.read_bytes(path)
     if samples > 0:
         if progress is not None:
             progress(f"recording {samples} diskstats samples, {interval_s:g} s apart")

@@ -205,3 +205,14 @@ def test_a_bay_with_a_missing_path_says_so_not_ok(
         )
         visit.screenshot(f"enclosure-jbod-003-{size}")
         fits(visit)
+
+
+def test_percentiles_of_a_few_points_are_drawn_as_marks(visit: Visit) -> None:
+    """A line of one point draws nothing: right after the service starts (one 10 s point) the
+    percentiles were in the legend but not on the chart. Below three points each is marked."""
+    visit.open("/latency")
+    lines = [s for s in visit.chart_option("heatmap")["series"] if s["type"] == "line"]
+    assert [s["name"] for s in lines] == ["p50", "p90", "p99", "p99.9"]
+    for line in lines:
+        assert line["data"], line["name"]
+        assert line["showSymbol"] is (len(line["data"]) < 3), line["name"]

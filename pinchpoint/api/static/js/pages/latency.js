@@ -223,7 +223,8 @@ async function drawHeatmap(root, series, zoom, sourceNote) {
   const lines = PERCENTILES.map(([key, color, type]) => ({
     name: key,
     type: "line",
-    showSymbol: false,
+    showSymbol: points.length < 3, // a line of one point draws nothing: its marks show it
+    symbolSize: 7,
     connectNulls: false,
     lineStyle: { color, width: 2, type, shadowColor: "#ffffff", shadowBlur: 3 },
     itemStyle: { color },

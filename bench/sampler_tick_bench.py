@@ -3,18 +3,18 @@ block devices: CPU per tick, split into reading + parsing /proc/diskstats into t
 and grouping it along the hierarchy + storing the points (target, issue 17: ≤ 10 ms in all).
 
 The host is `tests/fixtures/specs/bench_1920_stats.toml` simulated (960 dual-pathed SAS disks,
-2,040 block devices, 7 diskstats samples). Each tick is `StatsSampler.tick` of a live host,
-its read of /proc/diskstats given the snapshot's samples in turn, one second apart: read and
-parse the counters, the interval's figures, the breakdown of the disks and the groups above
-them, points for the disks in memory and for the groups in a SQLite store in a temporary
-directory. The inventory is frozen out of the garbage collector's sight first, as the service
-keeps it (`performance.keep_long_lived`). CPU is `time.process_time()`, the read + parse part
-timed inside the read; the first `--warm` ticks are left out. The whole tick's median is also
-given with the resets left out (below: a wrap-around the bench makes, not a host). The figures of the other part
-are also given by kind of tick: one that closes a 10 s bucket (the disks' columns sealed, the
-groups' points written), one whose read wraps around to the snapshot's first sample (counters
-going back: the full breakdown), one that rolls the disks' points into the minute tier (from
-600 s on: `--warm 600` and more), and the others.
+2,040 block devices, 7 diskstats samples). Each tick is `StatsSampler.tick` of a live host, its
+read of /proc/diskstats given the snapshot's samples in turn, one second apart: read and parse
+the counters, the interval's figures, the breakdown of the disks and the groups above them,
+points for the disks in memory and for the groups in a SQLite store in a temporary directory.
+The inventory is frozen out of the garbage collector's sight first, as the service keeps it
+(`performance.keep_long_lived`). CPU is `time.process_time()`, the read + parse part timed
+inside the read; the first `--warm` ticks are left out. The whole tick's median is also given
+with the resets left out (below: a wrap-around the bench makes, not a host). The figures of the
+other part are also given by kind of tick: one that closes a 10 s bucket (the disks' columns
+sealed, the groups' points written), one whose read wraps around to the snapshot's first sample
+(counters going back: the full breakdown), one that rolls the disks' points into the minute tier
+(from 600 s on: `--warm 600` and more), and the others.
 
 With `--sweep-every TICKS`, every TICKS ticks what is alive is moved out of the garbage
 collector's sight (`keep_long_lived`), as the service does once each sweep's new view is swapped

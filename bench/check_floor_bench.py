@@ -29,7 +29,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
@@ -111,24 +112,34 @@ def best_of(runs: int, action: Callable[[], object]) -> tuple[float, float]:
     return min(walls), min(cpus)
 
 
+REAL_READ = SnapshotSource.read_bytes
+Read = Callable[[SnapshotSource, str, "int | None"], bytes]
+
+
+@contextmanager
+def reads_through(read: Read) -> Iterator[None]:
+    """Every snapshot's attributes read by `read` for the length of the block."""
+    SnapshotSource.read_bytes = read  # type: ignore[assignment,method-assign]
+    try:
+        yield
+    finally:
+        SnapshotSource.read_bytes = REAL_READ  # type: ignore[method-assign]
+
+
 def attributes_read(snapshot: Path) -> dict[str, bytes | SourceError]:
     """Every attribute one inventory reads (in one process), with what reading it gave."""
     found: dict[str, bytes | SourceError] = {}
-    real_read = SnapshotSource.read_bytes
 
     def recorded(self: SnapshotSource, path: str, limit: int | None = None) -> bytes:
         try:
-            found[path] = real_read(self, path, limit)
+            found[path] = REAL_READ(self, path, limit)
         except SourceError as err:
             found[path] = err
             raise
         return found[path]  # type: ignore[return-value]
 
-    SnapshotSource.read_bytes = recorded  # type: ignore[method-assign]
-    try:
+    with reads_through(recorded):
         collect_inventory(SnapshotSource(snapshot), parallel=False)
-    finally:
-        SnapshotSource.read_bytes = real_read  # type: ignore[method-assign]
     return found
 
 
@@ -182,7 +193,6 @@ def inventory_times(
     snapshot: Path, read: dict[str, bytes | SourceError], runs: int
 ) -> dict[str, tuple[float, float]]:
     """The inventory's best wall and parent CPU, reads real and reads free, alone and forked."""
-    real_read = SnapshotSource.read_bytes
 
     def from_memory(self: SnapshotSource, path: str, limit: int | None = None) -> bytes:
         found = read[path]
@@ -191,15 +201,11 @@ def inventory_times(
         return found
 
     times = {}
-    for reads in ("real", "free"):
-        if reads == "free":
-            SnapshotSource.read_bytes = from_memory  # type: ignore[method-assign]
-        try:
+    for reads, through in (("real", REAL_READ), ("free", from_memory)):
+        with reads_through(through):
             for parallel in (False, True):
                 label = f"reads {reads}, {'forked child' if parallel else 'one process'}"
                 times[label] = best_of(runs, partial(fresh_inventory, snapshot, parallel))
-        finally:
-            SnapshotSource.read_bytes = real_read  # type: ignore[method-assign]
     return times
 
 

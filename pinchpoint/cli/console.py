@@ -85,15 +85,15 @@ def _trimmed_lines(segments: Iterable[Segment]) -> Iterator[Segment]:
 
 
 def _rstripped(line: list[Segment]) -> list[Segment]:
-    """One line's segments without the blanks at its end (control segments kept)."""
-    kept = list(line)
-    while kept and not kept[-1].control:
-        text = kept[-1].text.rstrip(" ")
+    """One line's segments (a list of the caller's, cut here) without the blanks at its end;
+    control segments kept."""
+    while line and not line[-1].control:
+        text = line[-1].text.rstrip(" ")
         if text:
-            kept[-1] = Segment(text, kept[-1].style)
+            line[-1] = Segment(text, line[-1].style)
             break
-        kept.pop()
-    return [s for s in kept if s.control or s.text]
+        line.pop()
+    return [s for s in line if s.control or s.text]
 
 
 errors = SafeConsole(stderr=True)
